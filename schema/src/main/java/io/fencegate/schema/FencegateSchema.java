@@ -1,0 +1,77 @@
+package io.fencegate.schema;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Locale;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * fencegate's tables ({@code fencegate_item}, {@code fencegate_fence}) as Flyway migrations,
+ * one folder per database under {@code db/fencegate/}. Applications that run Flyway themselves
+ * add {@link #location(Dialect)} to their locations instead of calling {@link #migrate}.
+ */
+public final class FencegateSchema {
+
+    /** The history table fencegate's own migrations are recorded in, apart from the application's. */
+    public static final String HISTORY_TABLE = "fencegate_schema_history";
+
+    /** The databases the migrations are written for. */
+    public enum Dialect {
+        POSTGRESQL("postgresql"),
+        /** MySQL 8 and MariaDB 10.6+. */
+        MYSQL("mysql"),
+        H2("h2");
+
+        private final String folder;
+
+        Dialect(String folder) {
+            this.folder = folder;
+        }
+
+        /** The dialect of the database behind {@code connection}. */
+        public static Dialect of(Connection connection) throws SQLException {
+            String product = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+            if (product.contains("postgres")) {
+                return POSTGRESQL;
+            }
+            if (product.contains("mysql") || product.contains("mariadb")) {
+                return MYSQL;
+            }
+            if (product.contains("h2")) {
+                return H2;
+            }
+            throw new IllegalArgumentException("unsupported database: " + product);
+        }
+    }
+
+    private FencegateSchema() {
+    }
+
+    /** The Flyway location of the migrations for {@code dialect}. */
+    public static String location(Dialect dialect) {
+        return "classpath:db/fencegate/" + dialect.folder;
+    }
+
+    /**
+     * Brings fencegate's tables in the data source's default schema up to date. Idempotent;
+     * safe to call from several processes at once (Flyway locks its history table).
+     */
+    public static void migrate(DataSource dataSource) {
+        Dialect dialect;
+        try (Connection connection = dataSource.getConnection()) {
+            dialect = Dialect.of(connection);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reach the database to migrate it: " + e.getMessage(), e);
+        }
+        Flyway.configure()
+                .dataSource(dataSource)
+                .locations(location(dialect))
+                .table(HISTORY_TABLE)
+                // The schema may already hold the application's own tables.
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .load()
+                .migrate();
+    }
+}

@@ -1,0 +1,37 @@
+package io.fencegate.store;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A key-value store where every write is guarded by a fencing token (see DESIGN.md, "Guarded
+ * writes and fenced reads"). Each item keeps {@code token} (of its last applied write) and
+ * {@code fence} (the highest token that claimed it, by a write or a fenced read).
+ *
+ * <p>Every operation is atomic in the backend: the guard and its effect are one statement or
+ * one transaction holding the item's row, also for the first write of an item. Invalid
+ * arguments (see {@link StoreLimits}) fail the stage with {@link IllegalArgumentException} and
+ * change nothing; an unreachable backend fails it with {@link StoreUnavailableException}.
+ */
+public interface GuardedStore extends AutoCloseable {
+
+    /** Stores {@code value} under {@code key} if {@link #rule()} admits {@code token}; then token = fence = {@code token}. */
+    CompletionStage<WriteResult> write(String key, long token, byte[] value);
+
+    /** Deletes {@code key} under the same guard, leaving a tombstone that keeps the token. */
+    CompletionStage<WriteResult> delete(String key, long token);
+
+    /** A plain read: no token, no claim, never stale. */
+    CompletionStage<ReadResult> read(String key);
+
+    /**
+     * A fenced read: refused ({@link Stale}) if {@code fence > token}; otherwise raises the fence
+     * to {@code token} (a missing item gets a fence-only row) and answers like {@link #read}.
+     * From then on no lower token can write the item.
+     */
+    CompletionStage<ReadResult> fencedRead(String key, long token);
+
+    GuardRule rule();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,61 @@
+package io.fencegate.store;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What a store accepts: the checks every adapter runs before touching its backend, so bad
+ * input fails the same way everywhere and changes nothing.
+ *
+ * @param maxKeyBytes   longest key, in UTF-8 bytes
+ * @param maxValueBytes largest value
+ */
+public record StoreLimits(int maxKeyBytes, int maxValueBytes) {
+
+    /** 2 KiB keys, 16 MiB values. */
+    public static final StoreLimits DEFAULT = new StoreLimits(2048, 16 * 1024 * 1024);
+
+    public StoreLimits {
+        if (maxKeyBytes < 1 || maxValueBytes < 0) {
+            throw new IllegalArgumentException("limits must be positive: maxKeyBytes=" + maxKeyBytes
+                    + ", maxValueBytes=" + maxValueBytes);
+        }
+    }
+
+    /**
+     * A key is non-empty, at most {@link #maxKeyBytes} long, has no NUL, no empty, "." or ".."
+     * segment between slashes, and does not start with "/" (it may contain "/").
+     */
+    public void checkKey(String key) {
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("key is empty");
+        }
+        if (key.getBytes(StandardCharsets.UTF_8).length > maxKeyBytes) {
+            throw new IllegalArgumentException("key is longer than " + maxKeyBytes + " bytes");
+        }
+        if (key.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("key contains NUL");
+        }
+        for (String segment : key.split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
+                throw new IllegalArgumentException("key has an empty, '.' or '..' segment: " + key);
+            }
+        }
+    }
+
+    /** Tokens are positive 64-bit integers. */
+    public static void checkToken(long token) {
+        if (token <= 0) {
+            throw new IllegalArgumentException("token must be positive, was " + token);
+        }
+    }
+
+    public void checkValue(byte[] value) {
+        if (value == null) {
+            throw new IllegalArgumentException("value is null");
+        }
+        if (value.length > maxValueBytes) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes is over the limit of "
+                    + maxValueBytes);
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.fencegate.issuer;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Grants exclusive leases on named locks, each carrying a fencing token.
+ *
+ * <p>Tokens for one lock strictly increase in grant order, across issuer restarts and backend
+ * failovers. Every method is asynchronous and bounded in time: a backend that does not answer
+ * fails the stage with {@link IssuerUnavailableException}; bad arguments fail it with
+ * {@link IllegalArgumentException}. Leases are not bound to a thread: any thread, and any issuer
+ * instance on the same backend, may renew or release a lease by its id.
+ */
+public interface LeaseIssuer extends AutoCloseable {
+
+    /**
+     * Acquires {@code lock}, waiting up to {@code wait} for the current holder to leave.
+     *
+     * @return the lease, or empty if the lock was still held when {@code wait} ran out
+     */
+    CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait);
+
+    /**
+     * Extends the lease to now + its ttl.
+     *
+     * @return the lease with its new expiry, or empty if the lease is gone (expired, released,
+     *     session lost, or never existed)
+     */
+    CompletionStage<Optional<Lease>> renew(String leaseId);
+
+    /** @return true if this call ended the lease, false if it was already gone */
+    CompletionStage<Boolean> release(String leaseId);
+
+    /**
+     * Whether {@code token} was granted for {@code lock}. A store uses this to refuse tokens
+     * nobody was granted (a client sending {@code Long.MAX_VALUE} would fence an item forever).
+     * True answers are permanent facts and may be cached; issuers may forget very old grants
+     * and answer false for them, which only ever refuses a write.
+     */
+    CompletionStage<Boolean> wasGranted(String lock, long token);
+
+    /** Registers a listener told when a lease granted here ends without a release. */
+    void addListener(LeaseListener listener);
+
+    /** Ends every lease this issuer holds and releases its connections. */
+    @Override
+    void close();
+}
