@@ -12,6 +12,9 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -60,6 +63,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final RedisIssuerOptions options;
     private final String where;
     private final RedisKeys keys;
+    private final ClientResources resources;
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
     private final RedisAsyncCommands<String, String> redis;
@@ -86,7 +90,14 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         uri.setTimeout(options.commandTimeout());
         this.where = uri.getHost() + ":" + uri.getPort();
         this.keys = new RedisKeys(options.keyPrefix());
-        this.client = RedisClient.create(uri);
+        // Why a 1 s cap: Lettuce's default reconnect backoff reaches 30 s, so a Redis that came back
+        // would stay unused (every call failing fast) for up to half a minute.
+        this.resources = DefaultClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .reconnectDelay(() -> Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .build();
+        this.client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 // Why: queueing while disconnected would turn an outage into unbounded waits.
@@ -224,6 +235,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             }
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
         }
     }
 

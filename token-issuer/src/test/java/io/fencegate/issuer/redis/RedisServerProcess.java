@@ -18,17 +18,34 @@ final class RedisServerProcess implements AutoCloseable {
 
     private final int port;
     private final Path dir;
-    private final List<String> extraArgs;
+    private final List<String> command;
     private Process process;
 
-    private RedisServerProcess(int port, Path dir, List<String> extraArgs) {
+    private RedisServerProcess(int port, Path dir, List<String> command) {
         this.port = port;
         this.dir = dir;
-        this.extraArgs = extraArgs;
+        this.command = command;
     }
 
     static RedisServerProcess start(Path dir, String... extraArgs) throws IOException, InterruptedException {
-        RedisServerProcess server = new RedisServerProcess(freePort(), dir, List.of(extraArgs));
+        int port = freePort();
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+                "--dir", dir.toString(), "--repl-diskless-sync-delay", "0"));
+        command.addAll(List.of(extraArgs));
+        RedisServerProcess server = new RedisServerProcess(port, dir, command);
+        server.startAgain();
+        return server;
+    }
+
+    /** A Sentinel watching the master on {@code masterPort}. */
+    static RedisServerProcess startSentinel(Path dir, int masterPort) throws IOException, InterruptedException {
+        int port = freePort();
+        Files.createDirectories(dir);
+        Path config = dir.resolve("sentinel-" + port + ".conf");
+        Files.writeString(config, "port " + port + "\nbind 127.0.0.1\ndaemonize no\ndir " + dir
+                + "\nsentinel monitor fencegate-test 127.0.0.1 " + masterPort + " 1\n");
+        RedisServerProcess server = new RedisServerProcess(port, dir, List.of("redis-server", config.toString(), "--sentinel"));
         server.startAgain();
         return server;
     }
@@ -48,10 +65,6 @@ final class RedisServerProcess implements AutoCloseable {
     /** (Re)starts on the same port: a restart without persistence comes back empty. */
     void startAgain() throws IOException, InterruptedException {
         Files.createDirectories(dir);
-        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
-                "--dir", dir.toString(), "--repl-diskless-sync-delay", "0"));
-        command.addAll(extraArgs);
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis-" + port + ".log").toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
