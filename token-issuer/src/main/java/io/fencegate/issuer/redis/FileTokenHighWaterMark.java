@@ -74,8 +74,10 @@ public final class FileTokenHighWaterMark implements TokenHighWaterMark {
     @Override
     public <T> T whileFrozen(LongFunction<T> action) {
         jvmLock.lock();
-        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock ignored = channel.lock()) {
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            // Closing the channel releases the lock, also when the action throws.
+            FileLock held = channel.lock();
+            assert held.isValid();
             return action.apply(readUnlocked());
         } catch (IOException e) {
             throw new UncheckedIOException("token high-water mark " + file + " unavailable", e);

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A throwaway redis-server on a free loopback port, without persistence, stopped by its PID. */
-final class RedisServerProcess implements AutoCloseable {
+final class RedisServerProcess {
 
     private final int port;
     private final Path dir;
@@ -115,11 +115,6 @@ final class RedisServerProcess implements AutoCloseable {
         } catch (IOException e) {
             return null;
         }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-        kill();
     }
 
     static int freePort() throws IOException {
