@@ -72,7 +72,7 @@ public final class RedisIssuerOptions {
     Duration grantRetention() { return grantRetention; }
 
     void validate() {
-        require(uri != null && !uri.isBlank(), "uri", uri);
+        require(uri != null && !uri.isBlank() && parses(uri), "uri", uri);
         require(keyPrefix != null && !keyPrefix.isEmpty(), "keyPrefix", keyPrefix);
         require(highWaterMark != null, "highWaterMark", null);
         requirePositive(commandTimeout, "commandTimeout");
@@ -80,6 +80,15 @@ public final class RedisIssuerOptions {
         require(tokenBlock > 0 && tokenBlock <= 1_000_000_000L, "tokenBlock", tokenBlock);
         require(grantsKeptPerLock > 0, "grantsKeptPerLock", grantsKeptPerLock);
         requirePositive(grantRetention, "grantRetention");
+    }
+
+    private static boolean parses(String uri) {
+        try {
+            io.lettuce.core.RedisURI.create(uri);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private static void requirePositive(Duration value, String key) {

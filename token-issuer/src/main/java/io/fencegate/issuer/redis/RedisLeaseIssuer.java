@@ -7,6 +7,7 @@ import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseListener;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -55,7 +56,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLeaseIssuer.class);
     private static final int MAX_LOCK_LENGTH = 1024;
-    private static final int COUNTER_REPAIRS_PER_ACQUIRE = 4;
+    private static final int COUNTER_REPAIRS_PER_ACQUIRE = 8;
     private static final long FIRST_BACKOFF_MS = 5;
     private static final long MAX_BACKOFF_MS = 200;
     private static final String RELEASED_MARKER_SLACK_MS = "60000";
@@ -114,9 +115,13 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         } catch (UnsupportedRedisDeploymentException e) {
             closeQuietly(conn, sig);
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RedisConnectionException e) {
             closeQuietly(conn, sig);
             throw new IssuerUnavailableException("Redis at " + where + " is unreachable: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(conn, sig);
+            throw new IssuerUnavailableException("Redis at " + where + " failed the start-up checks (ROLE, INFO, "
+                    + "SUBSCRIBE): " + e.getMessage(), e);
         }
         this.connection = conn;
         this.redis = conn.async();
