@@ -156,6 +156,34 @@ class RedisLeaseIssuerBehaviourIT {
     }
 
     @Test
+    void contendedLockHasOneHolderAtATimeAndTokensRiseInGrantOrder() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger holders = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger maxHolders = new java.util.concurrent.atomic.AtomicInteger();
+        List<Long> grantOrder = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+        List<java.util.concurrent.Future<?>> workers = new java.util.ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            RedisLeaseIssuer by = t % 2 == 0 ? issuer : other;
+            workers.add(pool.submit(() -> {
+                for (int i = 0; i < 10; i++) {
+                    Lease lease = await(by.acquire("contended", Duration.ofSeconds(10), Duration.ofSeconds(20))).orElseThrow();
+                    maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
+                    grantOrder.add(lease.token());
+                    holders.decrementAndGet();
+                    assertThat(await(by.release(lease.leaseId()))).isTrue();
+                }
+                return null;
+            }));
+        }
+        for (java.util.concurrent.Future<?> worker : workers) {
+            worker.get(50, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertThat(maxHolders.get()).isEqualTo(1);
+        assertThat(grantOrder).hasSize(60).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+    }
+
+    @Test
     void closeReleasesTheLeasesItGranted() throws Exception {
         RedisLeaseIssuer closing = newIssuer();
         Lease lease = await(closing.acquire("k", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
