@@ -1,0 +1,151 @@
+package io.fencegate.issuer.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
+
+/**
+ * A {@link TokenHighWaterMark} in one small file.
+ *
+ * <p>Writes go to a temp file that is fsync'd, renamed over the mark atomically, and the directory
+ * fsync'd: a crash leaves the old mark or the new one, never a torn one. Raises are serialised by a
+ * lock on a sibling {@code .lock} file (other processes) plus a JVM-wide lock per path (a
+ * {@link FileLock} is held per JVM, so two instances in one process must not overlap on it). A
+ * file that exists but cannot be parsed is refused, never read as 0.
+ */
+public final class FileTokenHighWaterMark implements TokenHighWaterMark {
+
+    private static final String HEADER = "fencegate-token-high-water-mark v1";
+    private static final Map<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
+
+    private final Path file;
+    private final Path lockFile;
+    private final ReentrantLock jvmLock;
+
+    public FileTokenHighWaterMark(Path file) {
+        this.file = file.toAbsolutePath().normalize();
+        this.lockFile = this.file.resolveSibling(this.file.getFileName() + ".lock");
+        this.jvmLock = JVM_LOCKS.computeIfAbsent(this.file, p -> new ReentrantLock());
+        try {
+            Files.createDirectories(this.file.getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the directory of the token high-water mark " + this.file, e);
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public long read() {
+        return whileFrozen(mark -> mark);
+    }
+
+    @Override
+    public long raise(long floor, long block) {
+        if (block <= 0) {
+            throw new IllegalArgumentException("block must be positive, was " + block);
+        }
+        return whileFrozen(mark -> {
+            long base = Math.max(mark, floor);
+            if (base > Long.MAX_VALUE - block) {
+                throw new IllegalStateException("fencing tokens exhausted: high-water mark " + base + " + " + block);
+            }
+            long raised = base + block;
+            write(raised);
+            return raised;
+        });
+    }
+
+    @Override
+    public <T> T whileFrozen(LongFunction<T> action) {
+        jvmLock.lock();
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            // Closing the channel releases the lock, also when the action throws.
+            FileLock held = channel.lock();
+            assert held.isValid();
+            return action.apply(readUnlocked());
+        } catch (IOException e) {
+            throw new UncheckedIOException("token high-water mark " + file + " unavailable", e);
+        } finally {
+            jvmLock.unlock();
+        }
+    }
+
+    private long readUnlocked() throws IOException {
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        String[] lines = Files.readString(file, StandardCharsets.UTF_8).split("\n");
+        if (lines.length < 2 || !lines[0].equals(HEADER)) {
+            throw new IllegalStateException("token high-water mark " + file + " is not a mark file; refusing to guess");
+        }
+        try {
+            long mark = Long.parseLong(lines[1].trim());
+            if (mark < 0) {
+                throw new NumberFormatException("negative");
+            }
+            return mark;
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("token high-water mark " + file + " is corrupt: '" + lines[1] + "'", e);
+        }
+    }
+
+    private void write(long mark) {
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp-" + UUID.randomUUID());
+        try {
+            try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer bytes = ByteBuffer.wrap((HEADER + "\n" + mark + "\n").getBytes(StandardCharsets.UTF_8));
+                while (bytes.hasRemaining()) {
+                    out.write(bytes);
+                }
+                out.force(true);
+            }
+            try {
+                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IllegalStateException("the file system of " + file + " cannot rename atomically", e);
+            }
+            syncDirectory();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write token high-water mark " + file, e);
+        } finally {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignore) {
+                // only a leftover temp file; the mark itself is already decided
+            }
+        }
+    }
+
+    /** The rename is durable only once the directory entry is on disk too. */
+    private void syncDirectory() throws IOException {
+        try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException e) {
+            // Some platforms (Windows) cannot open a directory; the rename is then as durable as the OS makes it.
+            if (!System.getProperty("os.name", "").toLowerCase().contains("win")) {
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FileTokenHighWaterMark[" + file + "]";
+    }
+}

@@ -1,0 +1,185 @@
+package io.fencegate.issuer.redis;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The Lua scripts behind every lease operation; each one runs atomically on the master.
+ * A lock key's value is {@code secret:token:ttlMs}.
+ */
+final class LeaseScripts {
+
+    /** Answers of the acquire script (first element of its reply). */
+    static final long GRANTED = 1;
+    static final long HELD = 0;
+    static final long COUNTER_LOST = -1;
+    static final long NEED_BLOCK = -2;
+
+    /*
+     * KEYS: lock, counter, ceiling, grants. ARGV: secret, ttlMs, grantsKept, grantRetentionMs.
+     * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
+     * Why refuse a missing counter: INCR would silently re-create it at 1 and repeat old tokens.
+     * The lock check comes first, so a held lock consumes no token.
+     */
+    private static final String ACQUIRE = """
+            local pttl = redis.call('PTTL', KEYS[1])
+            if pttl ~= -2 then return {0, pttl} end
+            local counter = redis.call('GET', KEYS[2])
+            local ceiling = redis.call('GET', KEYS[3])
+            if not counter or not ceiling then return {-1} end
+            if tonumber(counter) + 1 > tonumber(ceiling) then return {-2, counter} end
+            local token = redis.call('INCR', KEYS[2])
+            redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token .. ':' .. ARGV[2], 'PX', ARGV[2])
+            redis.call('ZADD', KEYS[4], token, token)
+            local kept = tonumber(ARGV[3])
+            if redis.call('ZCARD', KEYS[4]) > kept then
+              redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -kept - 1)
+            end
+            redis.call('PEXPIRE', KEYS[4], ARGV[4])
+            return {1, token}
+            """;
+
+    /* KEYS: lock, grants. ARGV: secret, grantRetentionMs. Answers {1, token, ttlMs} or {0}. */
+    private static final String RENEW = """
+            local value = redis.call('GET', KEYS[1])
+            if not value then return {0} end
+            local secret, token, ttl = string.match(value, '^(%x+):(%d+):(%d+)$')
+            if secret ~= ARGV[1] then return {0} end
+            redis.call('PEXPIRE', KEYS[1], ttl)
+            redis.call('PEXPIRE', KEYS[2], ARGV[2])
+            return {1, token, ttl}
+            """;
+
+    /*
+     * KEYS: lock, released-marker. ARGV: secret, channel, lock name, marker slack ms.
+     * The marker tells the granting issuer (maybe another instance) "released, not expired";
+     * the PUBLISH wakes waiters without polling.
+     */
+    private static final String RELEASE = """
+            local value = redis.call('GET', KEYS[1])
+            if not value or string.sub(value, 1, #ARGV[1] + 1) ~= ARGV[1] .. ':' then return 0 end
+            local pttl = redis.call('PTTL', KEYS[1])
+            if pttl < 0 then pttl = 0 end
+            redis.call('DEL', KEYS[1])
+            redis.call('SET', KEYS[2], '1', 'PX', pttl + tonumber(ARGV[4]))
+            redis.call('PUBLISH', ARGV[2], ARGV[3])
+            return 1
+            """;
+
+    /* KEYS: lock, released-marker. ARGV: secret. Answers pttl (>= 0) if alive, -1 released, -2 gone. */
+    private static final String CHECK = """
+            local value = redis.call('GET', KEYS[1])
+            if value and string.sub(value, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
+              local pttl = redis.call('PTTL', KEYS[1])
+              if pttl < 0 then return 0 end
+              return pttl
+            end
+            if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
+            return -2
+            """;
+
+    /*
+     * KEYS: counter, ceiling. ARGV: new ceiling. Only ever raises; never creates a lost counter
+     * (answers -1 then, and the next acquire recovers it from the durable mark).
+     */
+    private static final String RAISE_CEILING = """
+            local counter = redis.call('GET', KEYS[1])
+            local ceiling = redis.call('GET', KEYS[2])
+            if not counter or not ceiling then return -1 end
+            if tonumber(ARGV[1]) > tonumber(ceiling) then redis.call('SET', KEYS[2], ARGV[1]) end
+            return 1
+            """;
+
+    /*
+     * KEYS: counter, ceiling. ARGV: durable mark. Runs while the mark is frozen. Re-creates what
+     * was lost at the largest of mark / surviving counter / surviving ceiling, so nothing goes back;
+     * a no-op (0) if both keys exist (a racing issuer recovered first). Answers 1 if both were lost.
+     */
+    private static final String REINIT = """
+            local counter = redis.call('GET', KEYS[1])
+            local ceiling = redis.call('GET', KEYS[2])
+            if counter and ceiling then return 0 end
+            local value = ARGV[1]
+            if counter and tonumber(counter) > tonumber(value) then value = counter end
+            if ceiling and tonumber(ceiling) > tonumber(value) then value = ceiling end
+            redis.call('SET', KEYS[1], value)
+            redis.call('SET', KEYS[2], value)
+            if counter or ceiling then return 2 end
+            return 1
+            """;
+
+    static final Script acquire = new Script(ACQUIRE, ScriptOutputType.MULTI);
+    static final Script renew = new Script(RENEW, ScriptOutputType.MULTI);
+    static final Script release = new Script(RELEASE, ScriptOutputType.INTEGER);
+    static final Script check = new Script(CHECK, ScriptOutputType.INTEGER);
+    static final Script raiseCeiling = new Script(RAISE_CEILING, ScriptOutputType.INTEGER);
+    static final Script reinit = new Script(REINIT, ScriptOutputType.INTEGER);
+
+    private LeaseScripts() { }
+
+    /** One script: sent by digest, and in full only when the server does not know it yet. */
+    static final class Script {
+        private final String text;
+        private final String sha;
+        private final ScriptOutputType type;
+
+        Script(String text, ScriptOutputType type) {
+            this.text = text;
+            this.type = type;
+            this.sha = sha1(text);
+        }
+
+        <T> CompletionStage<T> run(RedisAsyncCommands<String, String> redis, String[] keys, String... args) {
+            CompletionStage<T> bySha = redis.evalsha(sha, type, keys, args);
+            return bySha.exceptionallyCompose(error -> isNoScript(unwrap(error))
+                    ? redis.<T>eval(text, type, keys, args)
+                    : CompletableFuture.failedStage(error));
+        }
+
+        private static boolean isNoScript(Throwable error) {
+            return error instanceof RedisNoScriptException
+                    || (error.getMessage() != null && error.getMessage().startsWith("NOSCRIPT"));
+        }
+    }
+
+    static Throwable unwrap(Throwable error) {
+        while (error instanceof CompletionException && error.getCause() != null) {
+            error = error.getCause();
+        }
+        return error;
+    }
+
+    static long asLong(Object value) {
+        if (value instanceof Long l) {
+            return l;
+        }
+        if (value instanceof String s) {
+            return Long.parseLong(s);
+        }
+        if (value instanceof byte[] b) {
+            return Long.parseLong(new String(b, StandardCharsets.UTF_8));
+        }
+        throw new IllegalStateException("unexpected script reply element " + value);
+    }
+
+    static long first(List<Object> reply) {
+        return asLong(reply.get(0));
+    }
+
+    private static String sha1(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.fencegate.issuer.redis;
+
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
+
+/**
+ * Refuses every Redis that is not one plain master. Why: replication is asynchronous, so a
+ * failover (Sentinel, Cluster, a promoted replica) can lose a granted lock or the last tokens of
+ * the counter, and two holders would then get the same lock or the same token.
+ */
+final class RedisEndpointCheck {
+
+    private RedisEndpointCheck() { }
+
+    static void requireSingleMaster(RedisCommands<String, String> redis, String where) {
+        String mode = infoField(redis.info("server"), "redis_mode");
+        if (mode != null && !mode.equals("standalone")) {
+            throw new UnsupportedRedisDeploymentException("Redis at " + where + " runs in " + mode
+                    + " mode; fencegate needs one standalone master (no Sentinel, no Cluster): asynchronous "
+                    + "replication loses locks and token counters on failover");
+        }
+        List<Object> role = redis.role();
+        String name = role.isEmpty() ? "unknown" : String.valueOf(role.get(0));
+        if (!name.equals("master")) {
+            String kind = name.equals("slave") || name.equals("replica") ? "replica" : name;
+            throw new UnsupportedRedisDeploymentException("Redis at " + where + " is a " + kind
+                    + " (ROLE " + name + "), not a master; fencegate needs the single master: asynchronous replication "
+                    + "loses locks and token counters on failover");
+        }
+    }
+
+    static String infoField(String info, String field) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).trim();
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,33 @@
+package io.fencegate.issuer.redis;
+
+/** Every key and channel name, under one prefix so deployments (and tests) never collide. */
+record RedisKeys(String prefix) {
+
+    String lock(String lock) {
+        return prefix + "lock:" + lock;
+    }
+
+    /** Sorted set of the lock's latest granted tokens, for {@code wasGranted}. */
+    String grants(String lock) {
+        return prefix + "grants:" + lock;
+    }
+
+    /** Short-lived marker left by a release, so the granting issuer does not report EXPIRED. */
+    String released(String secret) {
+        return prefix + "released:" + secret;
+    }
+
+    /** One counter for all locks: tokens are unique across locks, like ZooKeeper's zxid. */
+    String counter() {
+        return prefix + "token-counter";
+    }
+
+    /** Highest token Redis may hand out; never above the durable high-water mark. */
+    String ceiling() {
+        return prefix + "token-ceiling";
+    }
+
+    String releaseChannel() {
+        return prefix + "released";
+    }
+}

@@ -1,0 +1,97 @@
+package io.fencegate.issuer.redis;
+
+import io.fencegate.issuer.IssuerUnavailableException;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps Redis's token counter inside the durable high-water mark.
+ *
+ * <p>Invariant: every token handed out {@code <=} Redis's ceiling {@code <=} the durable mark.
+ * The ceiling is raised only after the mark was durably raised; a lost counter is re-created at
+ * the mark while the mark is frozen, so no token can repeat or go backwards. File I/O (and the
+ * one Redis call made under the frozen mark) runs on its own thread, never on Redis's event loop.
+ * Concurrent requests share one in-flight repair, so a burst costs one block, not one per caller.
+ */
+final class TokenCounter {
+
+    private static final Logger log = LoggerFactory.getLogger(TokenCounter.class);
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final RedisKeys keys;
+    private final TokenHighWaterMark mark;
+    private final long block;
+    private final Duration commandTimeout;
+    private final ExecutorService markThread;
+    private CompletableFuture<Void> inFlight;
+
+    TokenCounter(RedisAsyncCommands<String, String> redis, RedisKeys keys, TokenHighWaterMark mark, long block,
+                 Duration commandTimeout, ExecutorService markThread) {
+        this.redis = redis;
+        this.keys = keys;
+        this.mark = mark;
+        this.block = block;
+        this.commandTimeout = commandTimeout;
+        this.markThread = markThread;
+    }
+
+    /** Redis lost the counter or the ceiling: re-create both from the durable mark. */
+    CompletionStage<Void> recoverLost() {
+        return shared(() -> CompletableFuture.runAsync(this::reinitWhileFrozen, markThread));
+    }
+
+    /** The ceiling is used up: durably reserve the next block, then let Redis use it. */
+    CompletionStage<Void> reserveBlock(long counter) {
+        return shared(() -> CompletableFuture.supplyAsync(() -> mark.raise(counter, block), markThread)
+                .thenCompose(raised -> LeaseScripts.raiseCeiling.<Long>run(redis,
+                        new String[] {keys.counter(), keys.ceiling()}, Long.toString(raised)))
+                .thenApply(ignored -> null));
+    }
+
+    private synchronized CompletableFuture<Void> shared(java.util.function.Supplier<CompletableFuture<Void>> repair) {
+        if (inFlight == null || inFlight.isDone()) {
+            inFlight = repair.get();
+        }
+        return inFlight;
+    }
+
+    private void reinitWhileFrozen() {
+        mark.whileFrozen(value -> {
+            long outcome = await(LeaseScripts.reinit.<Long>run(redis,
+                    new String[] {keys.counter(), keys.ceiling()}, Long.toString(value)));
+            if (outcome == 1 && value > 0) {
+                log.warn("Redis lost the fencing-token counter under prefix '{}' (restart without persistence or FLUSHALL?): "
+                        + "restarted it at the durable high-water mark {} ({})", keys.prefix(), value, mark);
+            } else if (outcome == 1) {
+                log.info("Created the fencing-token counter under prefix '{}' ({})", keys.prefix(), mark);
+            } else if (outcome == 2) {
+                log.warn("Redis lost part of the fencing-token counter under prefix '{}': restored it from the durable "
+                        + "high-water mark {} ({})", keys.prefix(), value, mark);
+            }
+            return null;
+        });
+    }
+
+    private <T> T await(CompletionStage<T> stage) {
+        try {
+            // Lettuce already bounds the command; this is a second fence against a lost callback.
+            return stage.toCompletableFuture().get(commandTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = LeaseScripts.unwrap(e.getCause());
+            throw cause instanceof RuntimeException r ? r : new IssuerUnavailableException(cause.getMessage(), cause);
+        } catch (TimeoutException e) {
+            throw new IssuerUnavailableException("Redis did not answer within " + commandTimeout + " while restoring the token counter", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IssuerUnavailableException("interrupted while restoring the token counter", e);
+        }
+    }
+}

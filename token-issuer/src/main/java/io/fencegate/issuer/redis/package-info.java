@@ -1,0 +1,27 @@
+/**
+ * Leases from one single-master Redis: {@link io.fencegate.issuer.redis.RedisLeaseIssuer}.
+ *
+ * <h2>What it guarantees, and what it needs</h2>
+ * <ul>
+ *   <li><b>One master only.</b> Replicas, Sentinel and Cluster endpoints are refused at start:
+ *       asynchronous replication loses locks and counters on failover.</li>
+ *   <li><b>Tokens never repeat or go back</b>, also after FLUSHALL or a restart without
+ *       persistence: Redis may only hand out tokens below a ceiling that the durable
+ *       {@link io.fencegate.issuer.redis.TokenHighWaterMark} already covers (reserved in blocks,
+ *       default 1000), and a lost counter restarts at that mark. Every issuer on one Redis and key
+ *       prefix must share one mark (one file on a shared host, or a shared implementation). Losing
+ *       both Redis's data and the mark loses the guarantee. Tokens are unique across locks and
+ *       have gaps (unused rest of a block after a loss, a timed-out acquire).</li>
+ *   <li><b>Mutual exclusion holds while Redis keeps its data.</b> A FLUSHALL or restart deletes
+ *       held locks, so a second holder can be granted: its token is higher, so fenced writes
+ *       stay safe, which is the point of fencing.</li>
+ *   <li><b>wasGranted forgets</b> grants older than the latest 1000 per lock, grants of locks unused
+ *       for 7 days, and everything Redis lost (answers false, which only refuses a write).
+ *       True answers are cached in-process.</li>
+ *   <li><b>Not FIFO-fair</b> (ZooKeeper is): a released lock goes to whichever waiter's retry
+ *       lands first. Waiters wake on a release PUBLISH; an expiry is caught by the lock's PTTL or
+ *       a backoff poll of at most 200 ms.</li>
+ *   <li>Counters are compared as Lua numbers: exact up to 2^53 tokens.</li>
+ * </ul>
+ */
+package io.fencegate.issuer.redis;

@@ -1,0 +1,194 @@
+package io.fencegate.issuer.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseEnd;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Redis-specific lease behaviour against the shared 127.0.0.1:6379, under a random key prefix. */
+@Timeout(60)
+class RedisLeaseIssuerBehaviourIT {
+
+    @TempDir
+    Path dir;
+
+    private String prefix;
+    private RedisLeaseIssuer issuer;
+    private RedisLeaseIssuer other;
+
+    @BeforeEach
+    void setUp() {
+        prefix = RedisTestPrefix.random();
+        issuer = newIssuer();
+        other = newIssuer();
+    }
+
+    @AfterEach
+    void tearDown() {
+        issuer.close();
+        other.close();
+        RedisTestPrefix.deleteKeys(RedisTestPrefix.SHARED_URI, prefix);
+    }
+
+    private RedisLeaseIssuer newIssuer() {
+        return new RedisLeaseIssuer(new RedisIssuerOptions()
+                .uri(RedisTestPrefix.SHARED_URI)
+                .keyPrefix(prefix)
+                .highWaterMark(new FileTokenHighWaterMark(dir.resolve("tokens.mark"))));
+    }
+
+    private static <T> T await(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void heldLockConsumesNoToken() throws Exception {
+        Lease first = await(issuer.acquire("a", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        String counterBefore = RedisTestPrefix.get(RedisTestPrefix.SHARED_URI, prefix + "token-counter");
+        assertThat(await(other.acquire("a", Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+        assertThat(await(issuer.acquire("a", Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+        assertThat(RedisTestPrefix.get(RedisTestPrefix.SHARED_URI, prefix + "token-counter")).isEqualTo(counterBefore);
+        assertThat(await(issuer.release(first.leaseId()))).isTrue();
+        Lease second = await(other.acquire("a", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        assertThat(second.token()).isEqualTo(first.token() + 1);
+    }
+
+    @Test
+    void anotherIssuerInstanceRenewsAndReleasesByLeaseId() throws Exception {
+        Lease lease = await(issuer.acquire("b", Duration.ofMillis(500), Duration.ZERO)).orElseThrow();
+        Lease renewed = await(other.renew(lease.leaseId())).orElseThrow();
+        assertThat(renewed.token()).isEqualTo(lease.token());
+        assertThat(renewed.lock()).isEqualTo("b");
+        assertThat(renewed.expiresAt()).isGreaterThanOrEqualTo(lease.expiresAt());
+        assertThat(await(other.release(lease.leaseId()))).isTrue();
+        assertThat(await(issuer.release(lease.leaseId()))).isFalse();
+        assertThat(await(issuer.renew(lease.leaseId()))).isEmpty();
+    }
+
+    @Test
+    void wrongOrGarbageLeaseIdsAreRefused() throws Exception {
+        Lease lease = await(issuer.acquire("c", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        String forged = LeaseIds.format("c", LeaseIds.newSecret());
+        for (String bad : List.of("", "garbage", forged, lease.leaseId() + "x", lease.leaseId().replace("rl1.", "rl1.x"))) {
+            assertThat(await(issuer.renew(bad))).as(bad).isEmpty();
+            assertThat(await(issuer.release(bad))).as(bad).isFalse();
+        }
+        assertThat(await(issuer.renew(lease.leaseId()))).isPresent();
+    }
+
+    @Test
+    void waiterIsGrantedWhenTheHolderReleases() throws Exception {
+        Lease held = await(issuer.acquire("d", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        CompletableFuture<Optional<Lease>> waiter = other.acquire("d", Duration.ofSeconds(5), Duration.ofSeconds(15))
+                .toCompletableFuture();
+        Thread.sleep(300);
+        assertThat(waiter).isNotDone();
+        await(issuer.release(held.leaseId()));
+        Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(next.token()).isGreaterThan(held.token());
+    }
+
+    @Test
+    void waiterIsGrantedWhenTheHolderExpires() throws Exception {
+        Lease held = await(issuer.acquire("e", Duration.ofMillis(300), Duration.ZERO)).orElseThrow();
+        Lease next = await(other.acquire("e", Duration.ofSeconds(5), Duration.ofSeconds(10))).orElseThrow();
+        assertThat(next.token()).isGreaterThan(held.token());
+    }
+
+    @Test
+    void waitRunsOutWithEmptyInBoundedTime() throws Exception {
+        await(issuer.acquire("f", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        long start = System.nanoTime();
+        assertThat(await(other.acquire("f", Duration.ofSeconds(5), Duration.ofMillis(400)))).isEmpty();
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(tookMs).isBetween(390L, 10_000L);
+    }
+
+    @Test
+    void expiredLeaseIsToldToListenersButAReleasedOneIsNot() throws Exception {
+        List<String> ended = new CopyOnWriteArrayList<>();
+        issuer.addListener((lease, reason) -> ended.add(lease.lock() + ":" + reason));
+        await(issuer.acquire("g", Duration.ofMillis(200), Duration.ZERO)).orElseThrow();
+        Lease released = await(issuer.acquire("h", Duration.ofMillis(200), Duration.ZERO)).orElseThrow();
+        await(other.release(released.leaseId())); // released through another instance
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (ended.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        Thread.sleep(400);
+        assertThat(ended).containsExactly("g:" + LeaseEnd.EXPIRED);
+    }
+
+    @Test
+    void renewedLeaseIsNotReportedExpired() throws Exception {
+        List<LeaseEnd> ended = new CopyOnWriteArrayList<>();
+        issuer.addListener((lease, reason) -> ended.add(reason));
+        Lease lease = await(issuer.acquire("i", Duration.ofMillis(300), Duration.ZERO)).orElseThrow();
+        for (int i = 0; i < 6; i++) {
+            Thread.sleep(150);
+            assertThat(await(other.renew(lease.leaseId()))).isPresent();
+        }
+        assertThat(ended).isEmpty();
+        assertThat(await(issuer.release(lease.leaseId()))).isTrue();
+    }
+
+    @Test
+    void wasGrantedKnowsGrantsFromAnyInstanceAndNothingElse() throws Exception {
+        Lease lease = await(issuer.acquire("j", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        assertThat(await(issuer.wasGranted("j", lease.token()))).isTrue();
+        assertThat(await(other.wasGranted("j", lease.token()))).isTrue();
+        assertThat(await(other.wasGranted("other-lock", lease.token()))).isFalse();
+        assertThat(await(other.wasGranted("j", lease.token() + 1))).isFalse();
+        assertThat(await(other.wasGranted("j", Long.MAX_VALUE))).isFalse();
+        assertThat(await(other.wasGranted("j", 0))).isFalse();
+    }
+
+    @Test
+    void contendedLockHasOneHolderAtATimeAndTokensRiseInGrantOrder() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger holders = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger maxHolders = new java.util.concurrent.atomic.AtomicInteger();
+        List<Long> grantOrder = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+        List<java.util.concurrent.Future<?>> workers = new java.util.ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            RedisLeaseIssuer by = t % 2 == 0 ? issuer : other;
+            workers.add(pool.submit(() -> {
+                for (int i = 0; i < 10; i++) {
+                    Lease lease = await(by.acquire("contended", Duration.ofSeconds(10), Duration.ofSeconds(20))).orElseThrow();
+                    maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
+                    grantOrder.add(lease.token());
+                    holders.decrementAndGet();
+                    assertThat(await(by.release(lease.leaseId()))).isTrue();
+                }
+                return null;
+            }));
+        }
+        for (java.util.concurrent.Future<?> worker : workers) {
+            worker.get(50, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertThat(maxHolders.get()).isEqualTo(1);
+        assertThat(grantOrder).hasSize(60).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void closeReleasesTheLeasesItGranted() throws Exception {
+        RedisLeaseIssuer closing = newIssuer();
+        Lease lease = await(closing.acquire("k", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        closing.close();
+        assertThat(await(issuer.acquire("k", Duration.ofSeconds(30), Duration.ZERO))).isPresent();
+        assertThat(await(issuer.renew(lease.leaseId()))).isEmpty();
+    }
+}
