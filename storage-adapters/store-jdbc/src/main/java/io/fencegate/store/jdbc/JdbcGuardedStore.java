@@ -1,0 +1,286 @@
+package io.fencegate.store.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import io.fencegate.schema.FencegateSchema;
+import io.fencegate.schema.FencegateSchema.Dialect;
+import io.fencegate.store.Applied;
+import io.fencegate.store.Executed;
+import io.fencegate.store.Found;
+import io.fencegate.store.GuardRule;
+import io.fencegate.store.GuardedStatements;
+import io.fencegate.store.GuardedStore;
+import io.fencegate.store.Missing;
+import io.fencegate.store.NamedSql;
+import io.fencegate.store.ReadResult;
+import io.fencegate.store.Stale;
+import io.fencegate.store.StatementResult;
+import io.fencegate.store.StoreLimits;
+import io.fencegate.store.StoreUnavailableException;
+import io.fencegate.store.WriteResult;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import javax.sql.DataSource;
+
+/**
+ * A {@link GuardedStore} on {@code fencegate_item} and {@link GuardedStatements} on
+ * {@code fencegate_fence}, for PostgreSQL, MySQL/MariaDB and H2.
+ *
+ * <p>Every operation is one short transaction that first locks the item's row
+ * ({@code SELECT … FOR UPDATE}, creating a missing row race-free), compares the token under the
+ * rule in Java, then changes the row and commits: the decision and the change cannot be separated,
+ * and the previous token is read under the same lock, so {@link Applied#previousToken()} is exact.
+ * Applied/stale is never judged from an update count (MariaDB counts found rows, not changed ones).
+ * A first write is insert + commit; a later one select + update + commit.
+ *
+ * <p>Blocking JDBC runs on the store's own threads ({@link Transactions}); methods return at once.
+ */
+public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
+
+    private final Transactions tx;
+    private final GuardRule rule;
+    private final StoreLimits limits;
+    private final Dialect dialect;
+    private final GuardRow items;
+    private final GuardRow fences;
+    private final int timeoutSeconds;
+    private final String readSql;
+    private final HikariDataSource ownPool;
+
+    private JdbcGuardedStore(DataSource dataSource, HikariDataSource ownPool, JdbcStoreOptions options) {
+        this.ownPool = ownPool;
+        this.rule = options.rule();
+        this.timeoutSeconds = (int) Math.max(1, options.queryTimeout().toSeconds());
+        try (Connection c = dataSource.getConnection()) {
+            this.dialect = Dialect.of(c);
+            this.limits = ValueLimits.effective(c, dialect, options.limits());
+        } catch (SQLException e) {
+            throw Transactions.translate(e);
+        }
+        if (options.migrate()) {
+            FencegateSchema.migrate(dataSource);
+        }
+        this.items = GuardRow.items(dialect);
+        this.fences = GuardRow.fences(dialect);
+        this.readSql = "SELECT token, fence, val FROM fencegate_item WHERE resource = ?";
+        // READ COMMITTED everywhere: MySQL's default REPEATABLE READ takes gap locks on a
+        // missing row, and two first writers of one key would deadlock on them.
+        this.tx = new Transactions(dataSource, Connection.TRANSACTION_READ_COMMITTED, options.poolSize(), options.name());
+    }
+
+    /**
+     * A store on the application's own data source (pooled; the store never closes it). The
+     * store's threads number {@code options.poolSize()}; keep it at most the pool's size.
+     */
+    public static JdbcGuardedStore over(DataSource dataSource, JdbcStoreOptions options) {
+        options.validate(false);
+        return new JdbcGuardedStore(dataSource, null, options);
+    }
+
+    /** A store with its own HikariCP pool on {@code options.jdbcUrl()}, closed with the store. */
+    public static JdbcGuardedStore open(JdbcStoreOptions options) {
+        options.validate(true);
+        HikariDataSource pool;
+        try {
+            pool = new HikariDataSource(poolConfig(options));
+        } catch (HikariPool.PoolInitializationException e) {
+            throw new StoreUnavailableException("cannot reach " + options.jdbcUrl() + ": " + e.getMessage(), e);
+        }
+        try {
+            return new JdbcGuardedStore(pool, pool, options);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+    }
+
+    /** The pool settings {@link #open} uses: bounded connect, socket and validation timeouts. */
+    static HikariConfig poolConfig(JdbcStoreOptions options) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(options.jdbcUrl());
+        config.setUsername(options.username());
+        config.setPassword(options.password());
+        config.setPoolName("fencegate-" + options.name());
+        config.setMaximumPoolSize(options.poolSize());
+        config.setAutoCommit(false);
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        long connectMs = options.connectTimeout().toMillis();
+        config.setConnectionTimeout(connectMs);
+        config.setValidationTimeout(Math.max(250, Math.min(connectMs, 2000)));
+        // A socket that stops answering (not closed: a cut cable, a frozen server) must not hang a
+        // call past the query timeout; the drivers take these in different units.
+        long socketMs = options.queryTimeout().toMillis() + 5000;
+        String url = options.jdbcUrl();
+        if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
+            config.addDataSourceProperty("connectTimeout", String.valueOf(connectMs));
+            config.addDataSourceProperty("socketTimeout", String.valueOf(socketMs));
+        } else if (url.startsWith("jdbc:postgresql:")) {
+            config.addDataSourceProperty("connectTimeout", String.valueOf(Math.max(1, connectMs / 1000)));
+            config.addDataSourceProperty("socketTimeout", String.valueOf(Math.max(1, socketMs / 1000)));
+        }
+        return config;
+    }
+
+    @Override
+    public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
+        try {
+            limits.checkKey(key);
+            StoreLimits.checkToken(token);
+            limits.checkValue(value);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return tx.submit(c -> guardedWrite(c, key, token, value));
+    }
+
+    @Override
+    public CompletionStage<WriteResult> delete(String key, long token) {
+        try {
+            limits.checkKey(key);
+            StoreLimits.checkToken(token);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return tx.submit(c -> guardedWrite(c, key, token, null));
+    }
+
+    /** Write and delete: a delete stores a NULL value, a tombstone that keeps the token. */
+    private WriteResult guardedWrite(Connection c, String key, long token, byte[] value) throws SQLException {
+        GuardRow.Locked row = items.lock(c, key, false, timeoutSeconds);
+        if (row == null) {
+            if (items.insertIfMissing(c, key, value, token, token, timeoutSeconds)) {
+                return new Applied(0);
+            }
+            row = items.lockAfterLostRace(c, key, false, timeoutSeconds);
+        }
+        if (!rule.admits(token, row.token(), row.fence())) {
+            return new Stale(row.token(), row.fence(), token);
+        }
+        items.advance(c, key, value, token, timeoutSeconds);
+        return new Applied(row.token());
+    }
+
+    @Override
+    public CompletionStage<ReadResult> read(String key) {
+        try {
+            limits.checkKey(key);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return tx.submit(c -> {
+            try (PreparedStatement ps = c.prepareStatement(readSql)) {
+                ps.setQueryTimeout(timeoutSeconds);
+                items.bindKey(ps, 1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return new Missing(0, 0);
+                    }
+                    byte[] value = rs.getBytes(3);
+                    return value == null ? new Missing(rs.getLong(1), rs.getLong(2))
+                            : new Found(value, rs.getLong(1), rs.getLong(2));
+                }
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<ReadResult> fencedRead(String key, long token) {
+        try {
+            limits.checkKey(key);
+            StoreLimits.checkToken(token);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return tx.submit(c -> {
+            GuardRow.Locked row = items.lock(c, key, true, timeoutSeconds);
+            if (row == null) {
+                // A fence-only row: from now on no token below this one can create the item.
+                if (items.insertIfMissing(c, key, null, 0, token, timeoutSeconds)) {
+                    return new Missing(0, token);
+                }
+                row = items.lockAfterLostRace(c, key, true, timeoutSeconds);
+            }
+            if (row.fence() > token) {
+                return new Stale(row.token(), row.fence(), token);
+            }
+            if (row.fence() < token) {
+                items.raiseFence(c, key, token, timeoutSeconds);
+            }
+            return row.value() == null ? new Missing(row.token(), token) : new Found(row.value(), row.token(), token);
+        });
+    }
+
+    /**
+     * Runs {@code sql} under the guard row of {@code key} (see {@link GuardRowTransactions} for the
+     * same mechanism from jOOQ code). Rows = the statement's update count.
+     */
+    @Override
+    public CompletionStage<StatementResult> execute(String key, long token, NamedSql sql, Map<String, Object> params) {
+        List<Object> values;
+        try {
+            limits.checkKey(key);
+            StoreLimits.checkToken(token);
+            values = sql.bind(params == null ? Map.of() : params);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return tx.submit(c -> guarded(c, key, token, conn -> {
+            try (PreparedStatement ps = conn.prepareStatement(sql.positional())) {
+                ps.setQueryTimeout(timeoutSeconds);
+                for (int i = 0; i < values.size(); i++) {
+                    ps.setObject(i + 1, values.get(i));
+                }
+                ps.execute();
+                return Math.max(0, ps.getUpdateCount());
+            }
+        }));
+    }
+
+    /** The guard-row transaction body, shared with {@link GuardRowTransactions}: lock, check, run, advance. */
+    <E extends Exception> StatementResult guarded(Connection c, String key, long token, GuardedWork<E> work)
+            throws SQLException, E {
+        return guarded(fences, rule, c, key, token, work, timeoutSeconds);
+    }
+
+    static <E extends Exception> StatementResult guarded(GuardRow fences, GuardRule rule, Connection c, String key,
+            long token, GuardedWork<E> work, int timeoutSeconds) throws SQLException, E {
+        GuardRow.Locked row = fences.lockOrCreate(c, key, false, timeoutSeconds);
+        if (!rule.admits(token, row.token(), row.fence())) {
+            return new Stale(row.token(), row.fence(), token);
+        }
+        int rows = work.run(c);
+        fences.advance(c, key, null, token, timeoutSeconds);
+        return new Executed(row.token(), rows);
+    }
+
+    /** Work run under a locked guard row, on its connection. */
+    @FunctionalInterface
+    interface GuardedWork<E extends Exception> {
+        int run(Connection connection) throws SQLException, E;
+    }
+
+    @Override
+    public GuardRule rule() {
+        return rule;
+    }
+
+    /** The limits in force: the configured ones, lowered to what the database can take. */
+    public StoreLimits limits() {
+        return limits;
+    }
+
+    @Override
+    public void close() {
+        tx.close();
+        if (ownPool != null) {
+            ownPool.close();
+        }
+    }
+}
