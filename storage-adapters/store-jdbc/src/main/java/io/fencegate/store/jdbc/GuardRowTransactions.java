@@ -1,0 +1,105 @@
+package io.fencegate.store.jdbc;
+
+import io.fencegate.schema.FencegateSchema.Dialect;
+import io.fencegate.store.GuardRule;
+import io.fencegate.store.StatementResult;
+import io.fencegate.store.StoreLimits;
+import java.sql.SQLException;
+import java.util.Objects;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+
+/**
+ * The guard-row shape, from the application's own jOOQ code: one transaction that locks the
+ * key's row in {@code fencegate_fence} (creating it if missing, race-free), checks and advances
+ * its token and fence under the rule, and runs any number of the application's statements in
+ * between; all or nothing.
+ *
+ * <pre>{@code
+ * GuardRowTransactions guarded = GuardRowTransactions.of(dsl, GuardRule.STRICT);
+ * StatementResult result = guarded.run("inventory/sku-42", token, tx -> {
+ *     int qty = tx.select(STOCK.QTY).from(STOCK).where(STOCK.SKU.eq("sku-42")).fetchOne(STOCK.QTY);
+ *     return tx.update(STOCK).set(STOCK.QTY, qty - 1).where(STOCK.SKU.eq("sku-42")).execute()
+ *          + tx.insertInto(SALES).set(SALES.SKU, "sku-42").execute();
+ * });
+ * // Executed(previousToken, rows) or Stale(currentToken, fence, token): then nothing ran.
+ * }</pre>
+ *
+ * <p><b>A fenced read-modify-write by construction.</b> The guard row is locked before the work
+ * runs and held until commit, so everything the work reads is read under the fence: a holder
+ * with a lower token cannot have read the same state and write after this one (it is stale
+ * before its first statement), and a concurrent holder waits on the lock and then reads what this
+ * one committed. Plain SELECTs suffice inside the work, as long as every writer of those rows
+ * goes through the same guard row.
+ *
+ * <p>If the work throws, everything rolls back, including a newly created guard row. When the
+ * database breaks a deadlock (two first users of a key on MySQL's REPEATABLE READ), the whole
+ * transaction rolled back and is run again: keep the work free of side effects outside it.
+ */
+public final class GuardRowTransactions {
+
+    /** The application's statements, run under the locked guard row; answers rows changed. */
+    @FunctionalInterface
+    public interface GuardedWork {
+        int run(DSLContext tx) throws Exception;
+    }
+
+    private static final int ATTEMPTS = 5;
+
+    private final DSLContext dsl;
+    private final GuardRule rule;
+    private final GuardRow fences;
+    private final int timeoutSeconds;
+
+    private GuardRowTransactions(DSLContext dsl, GuardRule rule, int timeoutSeconds) {
+        this.dsl = Objects.requireNonNull(dsl, "dsl");
+        this.rule = Objects.requireNonNull(rule, "rule");
+        this.fences = GuardRow.fences(dialectOf(dsl.dialect()));
+        this.timeoutSeconds = timeoutSeconds;
+    }
+
+    /** Guard-row transactions on {@code dsl}'s data source (with fencegate's schema applied). */
+    public static GuardRowTransactions of(DSLContext dsl, GuardRule rule) {
+        return new GuardRowTransactions(dsl, rule, 10);
+    }
+
+    /** Runs {@code work} under the guard row of {@code key}, on the calling thread. */
+    public StatementResult run(String key, long token, GuardedWork work) {
+        StoreLimits.DEFAULT.checkKey(key);
+        StoreLimits.checkToken(token);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return dsl.transactionResult(cfg -> {
+                    DSLContext tx = DSL.using(cfg);
+                    return tx.connectionResult(c -> JdbcGuardedStore.guarded(fences, rule, c, key, token,
+                            conn -> work.run(tx), timeoutSeconds));
+                });
+            } catch (DataAccessException e) {
+                if (attempt >= ATTEMPTS || !isDeadlock(e)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static boolean isDeadlock(DataAccessException e) {
+        String state = e.sqlState();
+        if ("40001".equals(state) || "40P01".equals(state)) {
+            return true;
+        }
+        SQLException sql = e.getCause(SQLException.class);
+        return sql != null && ("40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState()));
+    }
+
+    static Dialect dialectOf(SQLDialect dialect) {
+        return switch (dialect.family()) {
+            case POSTGRES -> Dialect.POSTGRESQL;
+            case MYSQL, MARIADB -> Dialect.MYSQL;
+            case H2 -> Dialect.H2;
+            default -> throw new IllegalArgumentException("fencegate guard rows support Postgres, MySQL/MariaDB and H2, not "
+                    + dialect);
+        };
+    }
+}

@@ -1,0 +1,127 @@
+package io.fencegate.store.jdbc;
+
+import io.fencegate.store.GuardRule;
+import io.fencegate.store.StoreLimits;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+
+/**
+ * The token-column shape: fencing on the application's own table, from its own jOOQ code. The
+ * row carries a {@code token} column (of its last applied write) and, for fenced reads, a
+ * {@code fence} column (the highest token that claimed it); this class adds the guard to the
+ * application's statements:
+ *
+ * <pre>{@code
+ * TokenColumnGuard guard = TokenColumnGuard.of(STOCK.TOKEN, STOCK.FENCE, GuardRule.STRICT);
+ * if (guard.claim(dsl, STOCK, STOCK.SKU.eq(sku), token)) {          // fenced read
+ *     int qty = dsl.select(STOCK.QTY).from(STOCK).where(STOCK.SKU.eq(sku)).fetchOne(STOCK.QTY);
+ *     int rows = dsl.update(STOCK)
+ *             .set(STOCK.QTY, qty - 1)
+ *             .set(guard.advanceTo(token))                           // token = fence = t
+ *             .where(STOCK.SKU.eq(sku))
+ *             .and(guard.admits(token))                              // fence <= t and token < t
+ *             .execute();                                            // 1 applied, 0 stale
+ * }
+ * }</pre>
+ *
+ * <p>The count of a guarded UPDATE is exact on every database: the guard is in its WHERE
+ * clause, so MariaDB's found rows and changed rows agree under {@code strict} (the token always
+ * changes). Under {@code same-lease} a connection with {@code useAffectedRows=true} counts a
+ * rewrite of identical values as 0: use the default (found rows) there.
+ */
+public final class TokenColumnGuard {
+
+    private final Field<Long> token;
+    private final Field<Long> fence;
+    private final GuardRule rule;
+
+    private TokenColumnGuard(Field<Long> token, Field<Long> fence, GuardRule rule) {
+        this.token = Objects.requireNonNull(token, "token");
+        this.fence = fence;
+        this.rule = Objects.requireNonNull(rule, "rule");
+    }
+
+    /** A guard on a token column and a fence column (fenced reads possible). */
+    public static TokenColumnGuard of(Field<Long> token, Field<Long> fence, GuardRule rule) {
+        return new TokenColumnGuard(token, Objects.requireNonNull(fence, "fence"), rule);
+    }
+
+    /** A guard on a token column alone: writes are guarded, reads cannot be fenced. */
+    public static TokenColumnGuard of(Field<Long> token, GuardRule rule) {
+        return new TokenColumnGuard(token, null, rule);
+    }
+
+    /** The WHERE condition admitting a write with {@code t} under the rule (DESIGN.md table). */
+    public Condition admits(long t) {
+        StoreLimits.checkToken(t);
+        Condition byToken = rule == GuardRule.STRICT ? token.lt(t) : token.le(t);
+        return fence == null ? byToken : fence.le(t).and(byToken);
+    }
+
+    /** The SET assignments of an admitted write: token (and fence) = {@code t}. */
+    public Map<Field<?>, Object> advanceTo(long t) {
+        StoreLimits.checkToken(t);
+        Map<Field<?>, Object> set = new LinkedHashMap<>();
+        set.put(token, t);
+        if (fence != null) {
+            set.put(fence, t);
+        }
+        return set;
+    }
+
+    /**
+     * A fenced read's claim on the rows matching {@code row}: raises their fence to {@code t}
+     * unless a higher token claimed them. True if claimed (then no lower token can write them);
+     * read the row afterwards, or in the same transaction. Run it in the transaction that
+     * writes, or on its own: either way a lower token is fenced out from here on.
+     */
+    public boolean claim(DSLContext dsl, Table<?> table, Condition row, long t) {
+        if (fence == null) {
+            throw new IllegalStateException("claim needs a fence column: use TokenColumnGuard.of(token, fence, rule)");
+        }
+        StoreLimits.checkToken(t);
+        int raised = dsl.update(table).set(fence, t).where(row).and(fence.le(t)).execute();
+        if (raised > 0) {
+            return true;
+        }
+        // 0 is also what MariaDB with useAffectedRows=true answers when the fence already equals t.
+        Long now = dsl.select(fence).from(table).where(row).fetchAny(fence);
+        return now != null && now == t;
+    }
+
+    /**
+     * For MySQL/MariaDB {@code INSERT … ON DUPLICATE KEY UPDATE}: the guarded assignments, in the
+     * only safe order. MySQL evaluates them left to right, each seeing the columns already
+     * assigned: if the token were set first, every later comparison would see the new token and
+     * keep the old values, so a row would carry the new token with old data. So: the values
+     * first, then the fence, the token last.
+     *
+     * <pre>{@code
+     * dsl.insertInto(STOCK).set(STOCK.SKU, sku).set(STOCK.QTY, qty).set(STOCK.TOKEN, t).set(STOCK.FENCE, t)
+     *    .onDuplicateKeyUpdate().set(guard.upsertAssignments(t, Map.of(STOCK.QTY, qty)))
+     *    .execute();   // MariaDB counts found rows: read the token back to judge applied / stale
+     * }</pre>
+     */
+    public Map<Field<?>, Field<?>> upsertAssignments(long t, Map<? extends Field<?>, ?> values) {
+        Condition admitted = admits(t);
+        Map<Field<?>, Field<?>> set = new LinkedHashMap<>();
+        values.forEach((column, value) -> set.put(column, guarded(admitted, column, value)));
+        if (fence != null) {
+            set.put(fence, DSL.when(admitted, DSL.val(t)).otherwise(fence));
+        }
+        set.put(token, DSL.when(admitted, DSL.val(t)).otherwise(token));
+        return set;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Field<T> guarded(Condition admitted, Field<T> column, Object value) {
+        Field<T> newValue = value instanceof Field<?> f ? (Field<T>) f : DSL.val((T) value, column);
+        return DSL.when(admitted, newValue).otherwise(column);
+    }
+}
