@@ -54,7 +54,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     private final String readSql;
     private final HikariDataSource ownPool;
 
-    private JdbcGuardedStore(DataSource dataSource, HikariDataSource ownPool, JdbcStoreOptions options) {
+    private JdbcGuardedStore(DataSource dataSource, HikariDataSource ownPool, JdbcStoreOptions options, boolean migrate) {
         this.ownPool = ownPool;
         this.rule = options.rule();
         this.timeoutSeconds = (int) Math.max(1, options.queryTimeout().toSeconds());
@@ -64,7 +64,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         } catch (SQLException e) {
             throw Transactions.translate(e);
         }
-        if (options.migrate()) {
+        if (migrate) {
             FencegateSchema.migrate(dataSource);
         }
         this.items = GuardRow.items(dialect);
@@ -78,10 +78,11 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     /**
      * A store on the application's own data source (pooled; the store never closes it). The
      * store's threads number {@code options.poolSize()}; keep it at most the pool's size.
+     * Migrating (the default) takes two connections at once: Flyway locks with one.
      */
     public static JdbcGuardedStore over(DataSource dataSource, JdbcStoreOptions options) {
         options.validate(false);
-        return new JdbcGuardedStore(dataSource, null, options);
+        return new JdbcGuardedStore(dataSource, null, options, options.migrate());
     }
 
     /** A store with its own HikariCP pool on {@code options.jdbcUrl()}, closed with the store. */
@@ -89,12 +90,21 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         options.validate(true);
         HikariDataSource pool;
         try {
+            if (options.migrate()) {
+                // Flyway holds two connections at once; the store's own pool may be smaller.
+                HikariConfig migration = poolConfig(options);
+                migration.setMaximumPoolSize(2);
+                migration.setPoolName("fencegate-" + options.name() + "-migrate");
+                try (HikariDataSource once = new HikariDataSource(migration)) {
+                    FencegateSchema.migrate(once);
+                }
+            }
             pool = new HikariDataSource(poolConfig(options));
         } catch (HikariPool.PoolInitializationException e) {
             throw new StoreUnavailableException("cannot reach " + options.jdbcUrl() + ": " + e.getMessage(), e);
         }
         try {
-            return new JdbcGuardedStore(pool, pool, options);
+            return new JdbcGuardedStore(pool, pool, options, false);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
