@@ -40,6 +40,9 @@ import org.apache.zookeeper.KeeperException.Code;
  */
 public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
 
+    /** A renew or release re-reads the node when a concurrent renew changed it; this many times. */
+    private static final int MAX_VERSION_RACES = 5;
+
     private final CuratorFramework client;
     private final boolean ownsClient;
     private final IssuerParts parts;
@@ -111,6 +114,10 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Optional<Lease>> renew(String leaseId) {
+        return renew(leaseId, 0);
+    }
+
+    private CompletableFuture<Optional<Lease>> renew(String leaseId, int attempt) {
         return readOwned(leaseId).thenCompose(owned -> {
             if (owned.isEmpty()) {
                 return CompletableFuture.completedFuture(Optional.<Lease>empty());
@@ -123,7 +130,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                         case OK -> CompletableFuture.completedFuture(Optional.of(lease.toLease(leaseId, expiresAt)));
                         case NONODE -> CompletableFuture.completedFuture(Optional.<Lease>empty());
                         // Renewed or expired concurrently: judge again from the node's new state.
-                        case BADVERSION -> renew(leaseId).toCompletableFuture();
+                        case BADVERSION -> attempt < MAX_VERSION_RACES ? renew(leaseId, attempt + 1)
+                                : CompletableFuture.failedFuture(new IssuerUnavailableException("renew kept racing other writes to " + lease.path));
                         default -> CompletableFuture.failedFuture(AsyncZk.unexpected("renew", event));
                     });
         });
@@ -131,6 +139,10 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Boolean> release(String leaseId) {
+        return release(leaseId, 0);
+    }
+
+    private CompletableFuture<Boolean> release(String leaseId, int attempt) {
         return readOwned(leaseId).thenCompose(owned -> {
             if (owned.isEmpty()) {
                 return CompletableFuture.completedFuture(false);
@@ -142,7 +154,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                     yield CompletableFuture.completedFuture(true);
                 }
                 case NONODE -> CompletableFuture.completedFuture(false);
-                case BADVERSION -> release(leaseId).toCompletableFuture();
+                case BADVERSION -> attempt < MAX_VERSION_RACES ? release(leaseId, attempt + 1)
+                        : CompletableFuture.failedFuture(new IssuerUnavailableException("release kept racing other writes to " + lease.path));
                 default -> CompletableFuture.failedFuture(new IssuerUnavailableException("ZooKeeper release failed: " + code));
             });
         });
