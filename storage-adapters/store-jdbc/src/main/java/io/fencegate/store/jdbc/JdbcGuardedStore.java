@@ -53,6 +53,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     private final int timeoutSeconds;
     private final String readSql;
     private final HikariDataSource ownPool;
+    private final PostgresOneStatementWrite oneStatementWrite;
 
     private JdbcGuardedStore(DataSource dataSource, HikariDataSource ownPool, JdbcStoreOptions options, boolean migrate) {
         this.ownPool = ownPool;
@@ -70,6 +71,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         this.items = GuardRow.items(dialect);
         this.fences = GuardRow.fences(dialect);
         this.readSql = "SELECT token, fence, val FROM fencegate_item WHERE resource = ?";
+        this.oneStatementWrite = dialect == Dialect.POSTGRESQL ? new PostgresOneStatementWrite(rule) : null;
         // READ COMMITTED everywhere: MySQL's default REPEATABLE READ takes gap locks on a
         // missing row, and two first writers of one key would deadlock on them.
         this.tx = new Transactions(dataSource, Connection.TRANSACTION_READ_COMMITTED, options.poolSize(), options.name());
@@ -147,6 +149,13 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
+        return writeOrDelete(key, token, value);
+    }
+
+    private CompletionStage<WriteResult> writeOrDelete(String key, long token, byte[] value) {
+        if (oneStatementWrite != null) {
+            return tx.submitAutocommit(c -> oneStatementWrite.write(c, key, token, value, timeoutSeconds));
+        }
         return tx.submit(c -> guardedWrite(c, key, token, value));
     }
 
@@ -158,7 +167,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return tx.submit(c -> guardedWrite(c, key, token, null));
+        return writeOrDelete(key, token, null);
     }
 
     /** Write and delete: a delete stores a NULL value, a tombstone that keeps the token. */

@@ -59,6 +59,41 @@ final class Transactions implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs one self-contained statement in autocommit mode on the store's threads: one round trip
+     * where the transaction's BEGIN/COMMIT would add one. {@code work} answers null to be run again
+     * (a bounded number of times).
+     */
+    <T> CompletionStage<T> submitAutocommit(Work<T> work) {
+        try {
+            return CompletableFuture.supplyAsync(() -> autocommit(work), executor);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException("store " + name + " is closed or overloaded", e));
+        }
+    }
+
+    private <T> T autocommit(Work<T> work) {
+        SQLException last = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try (Connection c = dataSource.getConnection()) {
+                if (!c.getAutoCommit()) {
+                    c.setAutoCommit(true);
+                }
+                T result = work.run(c);
+                if (result != null) {
+                    return result;
+                }
+                last = new SQLException("statement asked to be run again " + ATTEMPTS + " times", "40001");
+            } catch (SQLException e) {
+                if (!isRetryable(e)) {
+                    throw translate(e);
+                }
+                last = e;
+            }
+        }
+        throw translate(last);
+    }
+
     /** Runs {@code work} in one transaction on the calling thread. */
     <T> T inTransaction(Work<T> work) {
         SQLException last = null;
