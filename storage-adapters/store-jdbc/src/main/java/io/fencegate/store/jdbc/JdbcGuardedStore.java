@@ -128,7 +128,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         config.setValidationTimeout(Math.max(250, Math.min(connectMs, 2000)));
         // A socket that stops answering (not closed: a cut cable, a frozen server) must not hang a
         // call past the query timeout; the drivers take these in different units.
-        long socketMs = options.queryTimeout().toMillis() + 5000;
+        long socketMs = options.queryTimeout().toMillis() + 2000;
         String url = options.jdbcUrl();
         if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
             config.addDataSourceProperty("connectTimeout", String.valueOf(connectMs));

@@ -23,6 +23,7 @@ public final class TcpProxy implements AutoCloseable {
     private volatile ServerSocket server;
     private volatile int port;
     private volatile boolean closed;
+    private volatile boolean stalled;
 
     private TcpProxy(InetSocketAddress target) {
         this.target = target;
@@ -57,8 +58,18 @@ public final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
-    /** Accepts connections again, on the same port. */
+    /**
+     * Keeps every connection open but forwards nothing, in either direction, and new connections
+     * hang the same way: a frozen server or a silently dropping network, the case only timeouts
+     * end. {@link #restore()} forwards again (what was held is delivered).
+     */
+    public void stall() {
+        stalled = true;
+    }
+
+    /** Accepts connections again, on the same port, and ends a stall. */
     public synchronized void restore() throws IOException {
+        stalled = false;
         if (server == null && !closed) {
             listen(port);
         }
@@ -118,11 +129,16 @@ public final class TcpProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    while (stalled && !from.isClosed()) {
+                        Thread.sleep(10);
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }
             } catch (IOException endOfLink) {
                 // one side closed or the link was cut: close both below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
