@@ -38,7 +38,9 @@ import javax.sql.DataSource;
  * rule in Java, then changes the row and commits: the decision and the change cannot be separated,
  * and the previous token is read under the same lock, so {@link Applied#previousToken()} is exact.
  * Applied/stale is never judged from an update count (MariaDB counts found rows, not changed ones).
- * A first write is insert + commit; a later one select + update + commit.
+ * A first write is insert + commit; a later one select + update + commit. On PostgreSQL, writes,
+ * deletes and fenced reads are each one statement in autocommit, one round trip
+ * ({@link PostgresOneStatement}); the guard-row statements always use the transaction.
  *
  * <p>Blocking JDBC runs on the store's own threads ({@link Transactions}); methods return at once.
  */
@@ -53,7 +55,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     private final int timeoutSeconds;
     private final String readSql;
     private final HikariDataSource ownPool;
-    private final PostgresOneStatementWrite oneStatementWrite;
+    private final PostgresOneStatement oneStatement;
 
     private JdbcGuardedStore(DataSource dataSource, HikariDataSource ownPool, JdbcStoreOptions options, boolean migrate) {
         this.ownPool = ownPool;
@@ -71,7 +73,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         this.items = GuardRow.items(dialect);
         this.fences = GuardRow.fences(dialect);
         this.readSql = "SELECT token, fence, val FROM fencegate_item WHERE resource = ?";
-        this.oneStatementWrite = dialect == Dialect.POSTGRESQL ? new PostgresOneStatementWrite(rule) : null;
+        this.oneStatement = dialect == Dialect.POSTGRESQL ? new PostgresOneStatement(rule) : null;
         // READ COMMITTED everywhere: MySQL's default REPEATABLE READ takes gap locks on a
         // missing row, and two first writers of one key would deadlock on them.
         this.tx = new Transactions(dataSource, Connection.TRANSACTION_READ_COMMITTED, options.poolSize(), options.name());
@@ -153,8 +155,8 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     }
 
     private CompletionStage<WriteResult> writeOrDelete(String key, long token, byte[] value) {
-        if (oneStatementWrite != null) {
-            return tx.submitAutocommit(c -> oneStatementWrite.write(c, key, token, value, timeoutSeconds));
+        if (oneStatement != null) {
+            return tx.submitAutocommit(c -> oneStatement.write(c, key, token, value, timeoutSeconds));
         }
         return tx.submit(c -> guardedWrite(c, key, token, value));
     }
@@ -216,6 +218,9 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
             StoreLimits.checkToken(token);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
+        }
+        if (oneStatement != null) {
+            return tx.submitAutocommit(c -> oneStatement.fencedRead(c, key, token, timeoutSeconds));
         }
         return tx.submit(c -> {
             GuardRow.Locked row = items.lock(c, key, true, timeoutSeconds);

@@ -1,6 +1,9 @@
 package io.fencegate.store.jdbc;
 
 import io.fencegate.store.Applied;
+import io.fencegate.store.Found;
+import io.fencegate.store.Missing;
+import io.fencegate.store.ReadResult;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.Stale;
 import io.fencegate.store.WriteResult;
@@ -10,7 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * PostgreSQL's guarded write in one statement, one round trip (autocommit): a CTE locks the
+ * PostgreSQL's guarded write (and fenced read) in one statement, one round trip (autocommit): a CTE locks the
  * item's row ({@code FOR UPDATE}, which in READ COMMITTED waits for and returns the newest
  * version), a second CTE updates it only if the locked token and fence admit the write, a third
  * inserts the row if there was none. The answer carries the locked row's token and fence, so
@@ -21,11 +24,20 @@ import java.sql.SQLException;
  * {@link #write} then answers null and the caller runs it again, and the new statement's
  * snapshot sees the row.
  */
-final class PostgresOneStatementWrite {
+final class PostgresOneStatement {
 
     private final String sql;
+    private static final String FENCED_READ_SQL =
+            "WITH p AS (SELECT CAST(? AS VARCHAR) AS r, CAST(? AS BIGINT) AS t),"
+            + " cur AS (SELECT i.token, i.fence, i.val FROM fencegate_item i, p WHERE i.resource = p.r FOR UPDATE OF i),"
+            + " upd AS (UPDATE fencegate_item i SET fence = p.t FROM p, cur WHERE i.resource = p.r AND cur.fence < p.t RETURNING 1),"
+            + " ins AS (INSERT INTO fencegate_item (resource, val, token, fence)"
+            + "         SELECT p.r, NULL, 0, p.t FROM p WHERE NOT EXISTS (SELECT 1 FROM cur)"
+            + "         ON CONFLICT (resource) DO NOTHING RETURNING 1)"
+            + " SELECT cur.token, cur.fence, cur.val, EXISTS (SELECT 1 FROM ins), EXISTS (SELECT 1 FROM upd)"
+            + " FROM (SELECT 1) AS one LEFT JOIN cur ON TRUE";
 
-    PostgresOneStatementWrite(GuardRule rule) {
+    PostgresOneStatement(GuardRule rule) {
         String admits = rule == GuardRule.STRICT ? "cur.fence <= p.t AND cur.token < p.t" : "cur.fence <= p.t";
         this.sql = "WITH p AS (SELECT CAST(? AS VARCHAR) AS r, CAST(? AS BYTEA) AS v, CAST(? AS BIGINT) AS t),"
                 + " cur AS (SELECT i.token, i.fence FROM fencegate_item i, p WHERE i.resource = p.r FOR UPDATE OF i),"
@@ -36,6 +48,36 @@ final class PostgresOneStatementWrite {
                 + "         ON CONFLICT (resource) DO NOTHING RETURNING 1)"
                 + " SELECT (SELECT token FROM cur), (SELECT fence FROM cur),"
                 + "        EXISTS (SELECT 1 FROM upd), EXISTS (SELECT 1 FROM ins)";
+    }
+
+    /**
+     * A fenced read in one statement, the same way: lock, raise the fence if it is below the
+     * token, or create a fence-only row. Null if a concurrent creator won: run it again.
+     */
+    ReadResult fencedRead(Connection c, String key, long token, int timeoutSeconds) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(FENCED_READ_SQL)) {
+            ps.setQueryTimeout(timeoutSeconds);
+            ps.setString(1, key);
+            ps.setLong(2, token);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long current = rs.getLong(1);
+                boolean existed = !rs.wasNull();
+                long fence = rs.getLong(2);
+                byte[] value = rs.getBytes(3);
+                if (rs.getBoolean(4)) {
+                    return new Missing(0, token);
+                }
+                if (!existed) {
+                    return null;
+                }
+                if (fence > token) {
+                    return new Stale(current, fence, token);
+                }
+                return value == null ? new Missing(current, token)
+                        : new Found(value, current, token);
+            }
+        }
     }
 
     /** The result, or null if a concurrent first writer won the insert: run it again. */
