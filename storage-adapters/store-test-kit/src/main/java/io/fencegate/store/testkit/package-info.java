@@ -1,0 +1,30 @@
+/**
+ * The contract every {@link io.fencegate.store.GuardedStore} passes against its real backend.
+ *
+ * <p>An adapter's test module depends on this kit at test scope and extends
+ * {@link io.fencegate.store.testkit.AbstractGuardedStoreContractTest}:
+ *
+ * <pre>{@code
+ * @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+ * class MyStoreIT extends AbstractGuardedStoreContractTest {
+ *     @BeforeAll void createNamespace() { ... }           // own database / schema / directory
+ *     @AfterAll  void dropNamespace()   { ... }
+ *     protected GuardedStore newStore(GuardRule rule)            { return new MyStore(..., rule); }
+ *     protected GuardedStore newIndependentStore(GuardRule rule) { return new MyStore(..., rule); } // own pool
+ *     protected OutageHarness outageHarness() {
+ *         return new OutageHarness() {
+ *             public InetSocketAddress backend() { return new InetSocketAddress("127.0.0.1", 5432); }
+ *             public GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) { ... connect to proxy ... }
+ *         };
+ *         // or: return OutageHarness.notProxyable("why");
+ *     }
+ *     // optional: limits(), outageFailureBound(), newLeaseIssuer()
+ * }
+ * }</pre>
+ *
+ * <p>Tests use keys under a random prefix per test, so stores of one class may share data.
+ * {@link io.fencegate.store.testkit.TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
+ * a loopback TCP link for outage tests of an adapter's own. The counter test takes its tokens
+ * from a real {@code ZooKeeperLeaseIssuer} on an in-process ZooKeeper.
+ */
+package io.fencegate.store.testkit;
