@@ -33,7 +33,7 @@ final class ContractIssuer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws java.io.IOException {
         try {
             issuer.close();
         } finally {
