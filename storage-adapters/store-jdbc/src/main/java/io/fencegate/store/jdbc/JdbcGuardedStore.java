@@ -195,7 +195,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return tx.submit(c -> {
+        Transactions.Work<ReadResult> select = c -> {
             try (PreparedStatement ps = c.prepareStatement(readSql)) {
                 ps.setQueryTimeout(timeoutSeconds);
                 items.bindKey(ps, 1, key);
@@ -208,7 +208,9 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
                             : new Found(value, rs.getLong(1), rs.getLong(2));
                 }
             }
-        });
+        };
+        // Postgres: one round trip in autocommit; elsewhere switching autocommit costs more than the commit.
+        return oneStatement != null ? tx.submitAutocommit(select) : tx.submit(select);
     }
 
     @Override
