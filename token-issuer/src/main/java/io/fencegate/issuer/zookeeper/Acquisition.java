@@ -49,6 +49,9 @@ final class Acquisition {
     }
 
     CompletableFuture<Optional<Lease>> start() {
+        if (state.get() != State.WAITING) {
+            return result; // aborted before it started
+        }
         if (waitMs > 0) {
             deadline = parts.scheduler().schedule(this::giveUp, waitMs, TimeUnit.MILLISECONDS);
             create();
