@@ -201,7 +201,9 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             // Bounded by the operation timeout; whatever is left goes with the session.
         }
         client.getConnectionStateListenable().removeListener(sessionWatch);
-        scheduler.shutdownNow();
+        // shutdown, not shutdownNow: the pending operation-timeout timers still fire, so a call
+        // racing close fails in bounded time instead of waiting on a closed client forever.
+        scheduler.shutdown();
         if (ownsClient) {
             client.close();
         }
