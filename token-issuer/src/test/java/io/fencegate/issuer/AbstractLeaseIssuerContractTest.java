@@ -377,7 +377,8 @@ public abstract class AbstractLeaseIssuerContractTest {
         a.addListener((lease, reason) -> ended.add(reason));
         String lock = lock("cross");
         Lease lease = acquired(a, lock, Duration.ofSeconds(2));
-        Thread.sleep(50);
+        // Renew halfway, so the renewed expiry lies a second past the first one.
+        Thread.sleep(1_000);
         Lease renewed = await(b.renew(lease.leaseId())).orElseThrow(() -> new AssertionError("renew refused"));
         assertThat(renewed.lock()).isEqualTo(lock);
         assertThat(renewed.leaseId()).isEqualTo(lease.leaseId());
