@@ -322,7 +322,8 @@ public abstract class AbstractLeaseIssuerContractTest {
         List<LeaseEnd> ended = new CopyOnWriteArrayList<>();
         a.addListener((lease, reason) -> ended.add(reason));
         String lock = lock("renew");
-        Duration ttl = Duration.ofMillis(800);
+        // Renew every 200 ms with a 1.2 s ttl: a busy machine may delay a renew by a second.
+        Duration ttl = Duration.ofMillis(1_200);
         Lease lease = acquired(a, lock, ttl);
         long end = System.currentTimeMillis() + 2_000;
         Lease last = lease;
@@ -376,9 +377,9 @@ public abstract class AbstractLeaseIssuerContractTest {
         List<LeaseEnd> ended = new CopyOnWriteArrayList<>();
         a.addListener((lease, reason) -> ended.add(reason));
         String lock = lock("cross");
-        Lease lease = acquired(a, lock, Duration.ofSeconds(2));
-        // Renew halfway, so the renewed expiry lies a second past the first one.
-        Thread.sleep(1_000);
+        Lease lease = acquired(a, lock, Duration.ofSeconds(3));
+        // Renew halfway, so the renewed expiry lies 1.5 s past the first one.
+        Thread.sleep(1_500);
         Lease renewed = await(b.renew(lease.leaseId())).orElseThrow(() -> new AssertionError("renew refused"));
         assertThat(renewed.lock()).isEqualTo(lock);
         assertThat(renewed.leaseId()).isEqualTo(lease.leaseId());

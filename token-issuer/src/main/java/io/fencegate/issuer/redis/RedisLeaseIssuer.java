@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
 public final class RedisLeaseIssuer implements LeaseIssuer {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLeaseIssuer.class);
-    private static final int MAX_LOCK_LENGTH = 1024;
+    private static final int MAX_LOCK_LENGTH = 4096;
     private static final int COUNTER_REPAIRS_PER_ACQUIRE = 8;
     private static final long FIRST_BACKOFF_MS = 5;
     private static final long MAX_BACKOFF_MS = 200;
@@ -187,7 +187,11 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Boolean> wasGranted(String lock, long token) {
-        if (!validLock(lock) || token <= 0) {
+        if (!validLock(lock)) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "wasGranted needs a lock name (1-" + MAX_LOCK_LENGTH + " chars); got " + lock));
+        }
+        if (token <= 0) {
             return CompletableFuture.completedFuture(false);
         }
         if (grantCache.contains(lock, token)) {

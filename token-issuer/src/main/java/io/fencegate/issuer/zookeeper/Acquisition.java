@@ -49,8 +49,16 @@ final class Acquisition {
     }
 
     CompletableFuture<Optional<Lease>> start() {
+        if (state.get() != State.WAITING) {
+            return result; // aborted before it started
+        }
         if (waitMs > 0) {
-            deadline = parts.scheduler().schedule(this::giveUp, waitMs, TimeUnit.MILLISECONDS);
+            try {
+                deadline = parts.scheduler().schedule(this::giveUp, waitMs, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                fail(new IllegalStateException("lease issuer closed", e));
+                return result;
+            }
             create();
         } else {
             // wait=0 on a held lock is the common refusal: answer it with one read, no node, no token spent.

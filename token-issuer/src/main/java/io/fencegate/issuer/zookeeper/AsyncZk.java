@@ -3,6 +3,7 @@ package io.fencegate.issuer.zookeeper;
 import io.fencegate.issuer.IssuerUnavailableException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -49,9 +50,14 @@ final class AsyncZk {
     /** A view of {@code answer} that fails with IssuerUnavailableException after the timeout. */
     <T> CompletableFuture<T> bounded(String what, CompletableFuture<T> answer) {
         CompletableFuture<T> view = new CompletableFuture<>();
-        ScheduledFuture<?> timer = scheduler.schedule(() -> view.completeExceptionally(new IssuerUnavailableException(
-                "ZooKeeper did not answer " + what + " within " + timeout.toMillis() + " ms")),
-                timeout.toMillis(), TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> timer;
+        try {
+            timer = scheduler.schedule(() -> view.completeExceptionally(new IssuerUnavailableException(
+                    "ZooKeeper did not answer " + what + " within " + timeout.toMillis() + " ms")),
+                    timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new IllegalStateException("lease issuer closed", e));
+        }
         answer.whenComplete((value, error) -> {
             timer.cancel(false);
             if (error != null) {

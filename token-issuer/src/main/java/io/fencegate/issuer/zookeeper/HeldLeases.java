@@ -87,7 +87,11 @@ final class HeldLeases {
     }
 
     private void schedule(String path, Held held, long delayMs) {
-        held.timer = scheduler.schedule(() -> check(path, held), Math.max(0, delayMs), TimeUnit.MILLISECONDS);
+        try {
+            held.timer = scheduler.schedule(() -> check(path, held), Math.max(0, delayMs), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            byPath.remove(path, held); // issuer closed
+        }
     }
 
     private void check(String path, Held held) {

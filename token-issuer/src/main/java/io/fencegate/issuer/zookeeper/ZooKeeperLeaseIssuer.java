@@ -46,6 +46,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     private final CuratorFramework client;
     private final boolean ownsClient;
     private final IssuerParts parts;
+    private final TokenModeMarker modeMarker;
     private final ScheduledThreadPoolExecutor scheduler;
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener sessionWatch;
@@ -66,10 +67,15 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         LockNodes nodes = new LockNodes(builder.root);
         this.parts = new IssuerParts(client, zk, nodes, builder.tokenMode, scheduler,
                 new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler));
+        this.modeMarker = new TokenModeMarker(parts);
         // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
         this.sessionWatch = (c, state) -> {
             if (state == ConnectionState.LOST) {
                 parts.held().sessionLost();
+                // Queued nodes went with the session too; their callers get a clear error now.
+                for (Acquisition acquisition : pending) {
+                    acquisition.abort(new IssuerUnavailableException("ZooKeeper session lost while acquiring"));
+                }
             }
         };
         client.getConnectionStateListenable().addListener(sessionWatch);
@@ -107,7 +113,10 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         }
         Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis());
         pending.add(acquisition);
-        CompletableFuture<Optional<Lease>> result = acquisition.start();
+        CompletableFuture<Void> modeChecked = modeMarker.ensure();
+        CompletableFuture<Optional<Lease>> result = modeChecked.isDone() && !modeChecked.isCompletedExceptionally()
+                ? acquisition.start()
+                : modeChecked.thenCompose(v -> acquisition.start());
         result.whenComplete((lease, error) -> pending.remove(acquisition));
         return result;
     }
@@ -192,7 +201,9 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             // Bounded by the operation timeout; whatever is left goes with the session.
         }
         client.getConnectionStateListenable().removeListener(sessionWatch);
-        scheduler.shutdownNow();
+        // shutdown, not shutdownNow: the pending operation-timeout timers still fire, so a call
+        // racing close fails in bounded time instead of waiting on a closed client forever.
+        scheduler.shutdown();
         if (ownsClient) {
             client.close();
         }

@@ -82,6 +82,25 @@ class ZooKeeperSessionLossIT {
         }
     }
 
+    @Test
+    void closeEndsHeldLeasesAtOnceAndLaterCallsFailClearly() throws Exception {
+        LeaseIssuer closing = ZooKeeperLeaseIssuer.builder().connectString(server.getConnectString()).root(root).build();
+        try (LeaseIssuer other = ZooKeeperLeaseIssuer.builder().client(client).root(root).build()) {
+            Lease held = closing.acquire("job", Duration.ofMinutes(5), Duration.ZERO).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS).orElseThrow();
+            java.util.concurrent.CompletableFuture<java.util.Optional<Lease>> waiter = other
+                    .acquire("job", Duration.ofSeconds(10), Duration.ofSeconds(20)).toCompletableFuture();
+            closing.close();
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).as("freed by close, not by the 5 min ttl").isPresent()
+                    .get().extracting(Lease::token).isNotEqualTo(held.token());
+            java.util.concurrent.CompletableFuture<?> after = closing.acquire("x", Duration.ofSeconds(1), Duration.ZERO)
+                    .toCompletableFuture();
+            assertThat(after).failsWithin(Duration.ofSeconds(5))
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withCauseInstanceOf(IllegalStateException.class);
+        }
+    }
+
     /**
      * Expires a session for real: a second handle on the same session id and password closes it,
      * so the server ends the session and its ephemeral nodes, as it would after a timeout.

@@ -1,0 +1,31 @@
+/**
+ * Leases with fencing tokens from a ZooKeeper ensemble, through Apache Curator:
+ * {@link io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer}.
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li>Exclusive and FIFO-fair per lock: EPHEMERAL_SEQUENTIAL nodes under a PERSISTENT lock
+ *       parent; each waiter watches only its predecessor; no thread waits per waiter.</li>
+ *   <li>Tokens strictly increase per lock in grant order, across leader elections and restarts:
+ *       the lease node's czxid ({@link io.fencegate.issuer.zookeeper.TokenMode#ZXID}, default) or its
+ *       sequence + 1 ({@link io.fencegate.issuer.zookeeper.TokenMode#CVERSION}). A root is pinned to
+ *       one mode.</li>
+ *   <li>A lease ends when released through any issuer instance on the ensemble, when its ttl
+ *       passes without a renew (the granting issuer's clock deletes the node), or when the
+ *       granting issuer's session is lost; listeners hear EXPIRED / SESSION_LOST.</li>
+ *   <li>Every grant is recorded durably before it is answered ({@code <root>/grants}), so
+ *       {@code wasGranted} is true for it from any instance (the newest 1000 per lock are kept).</li>
+ *   <li>Every ZooKeeper call is bounded by the operation timeout: an unreachable ensemble fails a
+ *       call with {@link io.fencegate.issuer.IssuerUnavailableException}, never hangs it.</li>
+ * </ul>
+ *
+ * <h2>Limits</h2>
+ * <ul>
+ *   <li>A lock's parent and grants nodes stay forever (a CVERSION parent must never be removed);
+ *       the number of nodes grows with the number of distinct lock names ever used.</li>
+ *   <li>Expiry runs on the granting issuer: if that process pauses, its leases outlive their ttl
+ *       until it resumes or its session expires. Nobody else is granted meanwhile (safe, not live).</li>
+ *   <li>CVERSION allows 2^31 grants per lock (ZooKeeper's sequence counter).</li>
+ * </ul>
+ */
+package io.fencegate.issuer.zookeeper;
