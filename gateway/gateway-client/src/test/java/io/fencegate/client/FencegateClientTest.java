@@ -13,6 +13,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -209,5 +210,42 @@ class FencegateClientTest {
     void nonPositiveTokenIsRefusedBeforeSending() {
         assertThatThrownBy(() -> client.put("s", "k", 0, new byte[0])).isInstanceOf(IllegalArgumentException.class);
         assertThat(seen).isEmpty();
+    }
+
+    /** The README snippet, against canned answers: acquire, fenced read, put, release. */
+    @Test
+    void readmeSnippetRunsAcquireFencedReadPutRelease() throws Exception {
+        answers.add(Answer.json(201, "{\"lock\":\"stock/sku-42\",\"leaseId\":\"L\",\"token\":8,\"expiresAt\":1}"));
+        answers.add(new Answer(200, "application/octet-stream", "1".getBytes(StandardCharsets.UTF_8), Map.of("Fencing-Token", "7")));
+        answers.add(Answer.json(200, "{\"applied\":true,\"token\":8,\"previousToken\":7}"));
+        answers.add(new Answer(204, null, new byte[0], Map.of()));
+        FencegateClient client = this.client;
+
+        // --- README snippet begins
+        Lease lease = client.acquire("stock/sku-42", Duration.ofSeconds(30), Duration.ofSeconds(5))
+                .orElseThrow(() -> new IllegalStateException("lock busy"));
+        try {
+            // A fenced read claims the item: from now on no older token can write it.
+            ReadOutcome read = client.get("stock", "sku-42", lease.token());
+            if (read instanceof Stale st) {
+                throw new IllegalStateException("a newer holder got there first: " + st);
+            }
+            int stock = read instanceof ReadOutcome.Value v
+                    ? Integer.parseInt(new String(v.bytes(), StandardCharsets.UTF_8)) : 0;
+            if (stock > 0) {
+                byte[] next = Integer.toString(stock - 1).getBytes(StandardCharsets.UTF_8);
+                WriteOutcome out = client.put("stock", "sku-42", lease.token(), next);
+                if (out instanceof Stale st && !st.alreadyApplied()) {
+                    throw new IllegalStateException("lost the lock before writing: " + st);
+                }
+            }
+        } finally {
+            client.release(lease.leaseId());
+        }
+        // --- README snippet ends
+
+        List<String> calls = List.of(lastRequest().method(), lastRequest().method(), lastRequest().method(),
+                lastRequest().method());
+        assertThat(calls).containsExactly("POST", "GET", "PUT", "DELETE");
     }
 }
