@@ -31,6 +31,8 @@ import java.util.concurrent.CompletionException;
  * ({@code acquire} by the timeout plus its wait).
  */
 public final class FencegateClient {
+    /** How the gateway's problem type for "no such store" ends (e.g. {@code urn:fencegate:problem:unknown-store}). */
+    public static final String UNKNOWN_STORE_SUFFIX = "unknown-store";
     private static final String FENCING_TOKEN = "Fencing-Token";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
@@ -218,10 +220,12 @@ public final class FencegateClient {
         });
     }
 
-    /** A 404 for an unknown store must not read as a missing item. */
+    /**
+     * A 404 for an unknown store must not read as a missing item: the gateway marks it with a problem
+     * type ending in {@link #UNKNOWN_STORE_SUFFIX}; any other 404 is the item.
+     */
     private static boolean notFoundItem(HttpResponse<byte[]> r) {
-        String type = problemJson(r).path("type").asText("");
-        return !type.contains("store");
+        return !problemJson(r).path("type").asText("").endsWith(UNKNOWN_STORE_SUFFIX);
     }
 
     private static <T> T throwing(RuntimeException e) {
