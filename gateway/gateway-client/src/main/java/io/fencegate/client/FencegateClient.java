@@ -1,0 +1,346 @@
+package io.fencegate.client;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * A client for the fencegate gateway's HTTP API. Thread-safe; build one and share it.
+ *
+ * <p>Expected outcomes are results, not exceptions: a held lock is an empty {@code acquire}, a gone
+ * lease an empty {@code renew} / {@code false} {@code release}, a refused token a {@link Stale}. Any
+ * other error completes the future with a {@link FencegateException}; transport failures and timeouts
+ * with the {@link IOException} from the JDK client. Every call is bounded by the request timeout
+ * ({@code acquire} by the timeout plus its wait).
+ */
+public final class FencegateClient {
+    /** How the gateway's problem type for "no such store" ends (e.g. {@code urn:fencegate:problem:unknown-store}). */
+    public static final String UNKNOWN_STORE_SUFFIX = "unknown-store";
+    private static final String FENCING_TOKEN = "Fencing-Token";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
+
+    private final URI base;
+    private final String authorization;
+    private final Duration timeout;
+    private final HttpClient http;
+
+    private FencegateClient(Builder b) {
+        String uri = b.baseUri.toString();
+        this.base = URI.create(uri.endsWith("/") ? uri : uri + "/");
+        this.authorization = b.apiKey == null ? null : "Bearer " + b.apiKey;
+        this.timeout = b.timeout;
+        this.http = b.httpClient != null ? b.httpClient
+                : HttpClient.newBuilder().connectTimeout(b.timeout).build();
+    }
+
+    public static Builder builder(URI baseUri) {
+        return new Builder(baseUri);
+    }
+
+    public static Builder builder(String baseUri) {
+        return new Builder(URI.create(baseUri));
+    }
+
+    // ---- leases ------------------------------------------------------------------------------
+
+    /** Acquires {@code lock}, waiting up to {@code wait}; empty if it is still held then (423). */
+    public CompletableFuture<Optional<Lease>> acquireAsync(String lock, Duration ttl, Duration wait) {
+        ObjectNode body = JSON.createObjectNode()
+                .put("lock", lock).put("ttlMs", ttl.toMillis()).put("waitMs", wait.toMillis());
+        // The gateway may legitimately hold the request for `wait`: the bound is wait + timeout.
+        HttpRequest req = request("v1/leases", timeout.plus(wait))
+                .header("Content-Type", "application/json")
+                .POST(BodyPublishers.ofByteArray(bytes(body))).build();
+        return send(req).thenApply(r -> switch (r.statusCode()) {
+            case 201 -> {
+                JsonNode j = json(r);
+                yield Optional.of(new Lease(j.path("lock").asText(lock), j.path("leaseId").asText(),
+                        j.path("token").asLong(), Instant.ofEpochMilli(j.path("expiresAt").asLong())));
+            }
+            case 423 -> Optional.<Lease>empty();
+            default -> throw problem(r);
+        });
+    }
+
+    /** Extends the lease to now + its ttl; empty if the lease is gone (410). */
+    public CompletableFuture<Optional<Instant>> renewAsync(String leaseId) {
+        HttpRequest req = request("v1/leases/" + KeyPaths.segment(leaseId) + "/renew", timeout)
+                .POST(BodyPublishers.noBody()).build();
+        return send(req).thenApply(r -> switch (r.statusCode()) {
+            case 200 -> Optional.of(Instant.ofEpochMilli(json(r).path("expiresAt").asLong()));
+            case 410 -> Optional.<Instant>empty();
+            default -> throw problem(r);
+        });
+    }
+
+    /** Releases the lease; false if it was already gone (410). */
+    public CompletableFuture<Boolean> releaseAsync(String leaseId) {
+        HttpRequest req = request("v1/leases/" + KeyPaths.segment(leaseId), timeout).DELETE().build();
+        return send(req).thenApply(r -> switch (r.statusCode()) {
+            case 204, 200 -> true;
+            case 410 -> false;
+            default -> throw problem(r);
+        });
+    }
+
+    // ---- items -------------------------------------------------------------------------------
+
+    /** Writes {@code value} to {@code key} if {@code token} passes the store's guard. */
+    public CompletableFuture<WriteOutcome> putAsync(String store, String key, long token, byte[] value) {
+        HttpRequest req = fenced(request(itemPath(store, key), timeout), token)
+                .header("Content-Type", "application/octet-stream")
+                .PUT(BodyPublishers.ofByteArray(value)).build();
+        return send(req).thenApply(r -> writeOutcome(r, token));
+    }
+
+    /** Deletes {@code key} (the store keeps a tombstone with the token). */
+    public CompletableFuture<WriteOutcome> deleteAsync(String store, String key, long token) {
+        HttpRequest req = fenced(request(itemPath(store, key), timeout), token).DELETE().build();
+        return send(req).thenApply(r -> writeOutcome(r, token));
+    }
+
+    /** A plain read: never refused, claims nothing. Use {@link #getAsync(String, String, long)} to read-modify-write. */
+    public CompletableFuture<ReadOutcome> getAsync(String store, String key) {
+        return read(request(itemPath(store, key), timeout), 0);
+    }
+
+    /**
+     * A fenced read: raises the item's fence to {@code token}, so no lower token can write it any more;
+     * {@link Stale} if a higher token got there first. A missing item is claimed too.
+     */
+    public CompletableFuture<ReadOutcome> getAsync(String store, String key, long token) {
+        return read(fenced(request(itemPath(store, key), timeout), token), token);
+    }
+
+    /** Runs the store's named statement in one transaction with the guard row of {@code key}. */
+    public CompletableFuture<StatementOutcome> statementAsync(
+            String store, String name, long token, String key, Map<String, ?> params) {
+        ObjectNode body = JSON.createObjectNode().put("key", key);
+        body.set("params", JSON.valueToTree(params == null ? Map.of() : params));
+        HttpRequest req = fenced(request("v1/stores/" + KeyPaths.segment(store) + "/statements/"
+                + KeyPaths.segment(name), timeout), token)
+                .header("Content-Type", "application/json")
+                .POST(BodyPublishers.ofByteArray(bytes(body))).build();
+        return send(req).thenApply(r -> switch (r.statusCode()) {
+            case 200 -> {
+                Map<String, Object> m = JSON.convertValue(json(r), MAP);
+                Object rows = m.get("rows");
+                yield new StatementOutcome.Executed(token, rows instanceof Number n ? n.longValue() : 0, m);
+            }
+            case 409 -> stale(r, token);
+            default -> throw problem(r);
+        });
+    }
+
+    // ---- blocking conveniences ---------------------------------------------------------------
+
+    public Optional<Lease> acquire(String lock, Duration ttl, Duration wait) {
+        return join(acquireAsync(lock, ttl, wait));
+    }
+
+    public Optional<Instant> renew(String leaseId) {
+        return join(renewAsync(leaseId));
+    }
+
+    public boolean release(String leaseId) {
+        return join(releaseAsync(leaseId));
+    }
+
+    public WriteOutcome put(String store, String key, long token, byte[] value) {
+        return join(putAsync(store, key, token, value));
+    }
+
+    public WriteOutcome delete(String store, String key, long token) {
+        return join(deleteAsync(store, key, token));
+    }
+
+    public ReadOutcome get(String store, String key) {
+        return join(getAsync(store, key));
+    }
+
+    public ReadOutcome get(String store, String key, long token) {
+        return join(getAsync(store, key, token));
+    }
+
+    public StatementOutcome statement(String store, String name, long token, String key, Map<String, ?> params) {
+        return join(statementAsync(store, name, token, key, params));
+    }
+
+    // ---- plumbing ----------------------------------------------------------------------------
+
+    private static String itemPath(String store, String key) {
+        return "v1/stores/" + KeyPaths.segment(store) + "/items/" + KeyPaths.key(key);
+    }
+
+    private HttpRequest.Builder request(String path, Duration bound) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(bound)
+                .header("Accept", "application/json, application/problem+json, */*");
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        return b;
+    }
+
+    private static HttpRequest.Builder fenced(HttpRequest.Builder b, long token) {
+        if (token <= 0) {
+            throw new IllegalArgumentException("a fencing token is positive, got " + token);
+        }
+        return b.header(FENCING_TOKEN, Long.toString(token));
+    }
+
+    private CompletableFuture<HttpResponse<byte[]>> send(HttpRequest req) {
+        return http.sendAsync(req, BodyHandlers.ofByteArray());
+    }
+
+    private CompletableFuture<ReadOutcome> read(HttpRequest.Builder b, long token) {
+        return send(b.GET().build()).thenApply(r -> switch (r.statusCode()) {
+            case 200 -> new ReadOutcome.Value(r.body(),
+                    r.headers().firstValue(FENCING_TOKEN).map(Long::parseLong).orElse(0L));
+            case 404 -> isProblem(r) && !notFoundItem(r) ? throwing(problem(r)) : new ReadOutcome.NotFound();
+            case 409 -> stale(r, token);
+            default -> throw problem(r);
+        });
+    }
+
+    /**
+     * A 404 for an unknown store must not read as a missing item: the gateway marks it with a problem
+     * type ending in {@link #UNKNOWN_STORE_SUFFIX}; any other 404 is the item.
+     */
+    private static boolean notFoundItem(HttpResponse<byte[]> r) {
+        return !problemJson(r).path("type").asText("").endsWith(UNKNOWN_STORE_SUFFIX);
+    }
+
+    private static <T> T throwing(RuntimeException e) {
+        throw e;
+    }
+
+    private static WriteOutcome writeOutcome(HttpResponse<byte[]> r, long token) {
+        return switch (r.statusCode()) {
+            case 200 -> {
+                JsonNode j = json(r);
+                yield new WriteOutcome.Applied(j.path("token").asLong(token), j.path("previousToken").asLong());
+            }
+            case 409 -> stale(r, token);
+            default -> throw problem(r);
+        };
+    }
+
+    private static Stale stale(HttpResponse<byte[]> r, long token) {
+        JsonNode j = json(r);
+        long current = j.path("currentToken").asLong();
+        return new Stale(current, j.path("fence").asLong(current), token);
+    }
+
+    private static JsonNode json(HttpResponse<byte[]> r) {
+        try {
+            return r.body().length == 0 ? JSON.createObjectNode() : JSON.readTree(r.body());
+        } catch (IOException e) {
+            throw new FencegateException(r.statusCode(), "about:blank", "unreadable response",
+                    "not JSON: " + text(r));
+        }
+    }
+
+    private static boolean isProblem(HttpResponse<byte[]> r) {
+        return r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json");
+    }
+
+    private static JsonNode problemJson(HttpResponse<byte[]> r) {
+        try {
+            return JSON.readTree(r.body());
+        } catch (IOException e) {
+            return JSON.createObjectNode();
+        }
+    }
+
+    private static FencegateException problem(HttpResponse<byte[]> r) {
+        if (isProblem(r)) {
+            JsonNode j = problemJson(r);
+            return new FencegateException(r.statusCode(), j.path("type").asText("about:blank"),
+                    j.path("title").asText(null), j.path("detail").asText(null));
+        }
+        return new FencegateException(r.statusCode(), "about:blank", null, text(r));
+    }
+
+    private static String text(HttpResponse<byte[]> r) {
+        String s = new String(r.body(), StandardCharsets.UTF_8);
+        return s.length() > 200 ? s.substring(0, 200) + "…" : s;
+    }
+
+    private static byte[] bytes(JsonNode node) {
+        try {
+            return JSON.writeValueAsBytes(node);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static <T> T join(CompletableFuture<T> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof IOException io) {
+                throw new UncheckedIOException(io);
+            }
+            throw e;
+        }
+    }
+
+    /** Options for a {@link FencegateClient}. */
+    public static final class Builder {
+        private final URI baseUri;
+        private String apiKey;
+        private Duration timeout = Duration.ofSeconds(10);
+        private HttpClient httpClient;
+
+        private Builder(URI baseUri) {
+            this.baseUri = Objects.requireNonNull(baseUri, "baseUri");
+        }
+
+        /** Sent as {@code Authorization: Bearer <key>} on every call. */
+        public Builder apiKey(String apiKey) {
+            this.apiKey = apiKey;
+            return this;
+        }
+
+        /** Bound on every call (connect and response); default 10 s. */
+        public Builder timeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** A JDK client to share (its executor, proxy, TLS settings); by default one is created. */
+        public Builder httpClient(HttpClient httpClient) {
+            this.httpClient = httpClient;
+            return this;
+        }
+
+        public FencegateClient build() {
+            return new FencegateClient(this);
+        }
+    }
+}

@@ -1,3 +1,0 @@
-package io.fencegate.client;
-/** Placeholder until the client lands. */
-final class Placeholder { private Placeholder() {} }

@@ -1,0 +1,251 @@
+package io.fencegate.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The client against a stub HTTP server: what it sends, and how it reads each answer of the contract. */
+@Timeout(20)
+class FencegateClientTest {
+    /** One canned answer; the stub replays them in order and records every request. */
+    record Answer(int status, String contentType, byte[] body, Map<String, String> headers) {
+        static Answer json(int status, String body) {
+            return new Answer(status, "application/json", body.getBytes(StandardCharsets.UTF_8), Map.of());
+        }
+
+        static Answer problem(int status, String type) {
+            String body = "{\"type\":\"" + type + "\",\"title\":\"t\",\"status\":" + status + ",\"detail\":\"d\"}";
+            return new Answer(status, "application/problem+json", body.getBytes(StandardCharsets.UTF_8), Map.of());
+        }
+    }
+
+    record Seen(String method, String rawPath, Map<String, String> headers, byte[] body) {}
+
+    private HttpServer server;
+    private final BlockingQueue<Answer> answers = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Seen> seen = new LinkedBlockingQueue<>();
+    private FencegateClient client;
+
+    @BeforeEach
+    void start() throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", this::handle);
+        server.start();
+        client = FencegateClient.builder("http://127.0.0.1:" + server.getAddress().getPort())
+                .apiKey("k3y").timeout(Duration.ofSeconds(2)).build();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        Map<String, String> h = new java.util.HashMap<>();
+        ex.getRequestHeaders().forEach((k, v) -> h.put(k.toLowerCase(), v.get(0)));
+        seen.add(new Seen(ex.getRequestMethod(), ex.getRequestURI().getRawPath(), h,
+                ex.getRequestBody().readAllBytes()));
+        Answer a = answers.poll();
+        if (a == null) {
+            return; // no answer: the client must time out by itself
+        }
+        if (a.contentType() != null) {
+            ex.getResponseHeaders().add("Content-Type", a.contentType());
+        }
+        a.headers().forEach(ex.getResponseHeaders()::add);
+        ex.sendResponseHeaders(a.status(), a.body().length == 0 ? -1 : a.body().length);
+        ex.getResponseBody().write(a.body());
+        ex.close();
+    }
+
+    private Seen lastRequest() throws InterruptedException {
+        return seen.poll(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void acquireSendsLockTtlWaitAndBearerKeyAndReadsTheLease() throws Exception {
+        answers.add(Answer.json(201, "{\"lock\":\"orders/1\",\"leaseId\":\"L-1\",\"token\":42,\"expiresAt\":1700000000000}"));
+        Lease lease = client.acquire("orders/1", Duration.ofSeconds(30), Duration.ofMillis(50)).orElseThrow();
+        assertThat(lease).isEqualTo(new Lease("orders/1", "L-1", 42, Instant.ofEpochMilli(1700000000000L)));
+        Seen s = lastRequest();
+        assertThat(s.method()).isEqualTo("POST");
+        assertThat(s.rawPath()).isEqualTo("/v1/leases");
+        assertThat(s.headers()).containsEntry("authorization", "Bearer k3y");
+        assertThat(new String(s.body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"lock\":\"orders/1\",\"ttlMs\":30000,\"waitMs\":50}");
+    }
+
+    @Test
+    void heldLockIsAnEmptyAcquireNotAnError() {
+        answers.add(Answer.problem(423, "urn:fencegate:problem:lock-held"));
+        assertThat(client.acquire("a", Duration.ofSeconds(1), Duration.ZERO)).isEmpty();
+    }
+
+    @Test
+    void renewReadsExpiryAndGoneLeaseIsEmpty() throws Exception {
+        answers.add(Answer.json(200, "{\"expiresAt\":5}"));
+        answers.add(Answer.problem(410, "urn:fencegate:problem:lease-gone"));
+        assertThat(client.renew("id/with slash")).contains(Instant.ofEpochMilli(5));
+        assertThat(lastRequest().rawPath()).isEqualTo("/v1/leases/id%2Fwith%20slash/renew");
+        assertThat(client.renew("x")).isEmpty();
+    }
+
+    @Test
+    void releaseIsTrueOn204AndFalseOnGoneLease() throws Exception {
+        answers.add(new Answer(204, null, new byte[0], Map.of()));
+        answers.add(Answer.problem(410, "urn:fencegate:problem:lease-gone"));
+        assertThat(client.release("L-1")).isTrue();
+        assertThat(lastRequest().method()).isEqualTo("DELETE");
+        assertThat(client.release("L-1")).isFalse();
+    }
+
+    @Test
+    void keyIsEncodedPerSegmentKeepingSlashesAndUnicode() throws Exception {
+        answers.add(Answer.json(200, "{\"applied\":true,\"token\":7,\"previousToken\":3}"));
+        WriteOutcome out = client.put("docs", "2026/rép ort?#%.txt", 7, new byte[] {1, 2});
+        assertThat(out).isEqualTo(new WriteOutcome.Applied(7, 3));
+        Seen s = lastRequest();
+        assertThat(s.method()).isEqualTo("PUT");
+        assertThat(s.rawPath()).isEqualTo("/v1/stores/docs/items/2026/r%C3%A9p%20ort%3F%23%25.txt");
+        assertThat(s.headers()).containsEntry("fencing-token", "7");
+        assertThat(s.body()).containsExactly(1, 2);
+    }
+
+    @Test
+    void staleWriteIsAResultAndRecognisesItsOwnRetriedWrite() {
+        answers.add(Answer.json(409, "{\"currentToken\":9,\"fence\":12}"));
+        answers.add(Answer.json(409, "{\"currentToken\":7,\"fence\":7}"));
+        WriteOutcome first = client.put("s", "k", 7, new byte[0]);
+        assertThat(first).isEqualTo(new Stale(9, 12, 7));
+        assertThat(((Stale) first).alreadyApplied()).isFalse();
+        WriteOutcome retried = client.delete("s", "k", 7);
+        assertThat(retried).isInstanceOfSatisfying(Stale.class, st -> assertThat(st.alreadyApplied()).isTrue());
+    }
+
+    @Test
+    void fencedReadSendsTokenAndReadsValueTokenOrStale() throws Exception {
+        answers.add(new Answer(200, "application/octet-stream", new byte[] {9}, Map.of("Fencing-Token", "4")));
+        answers.add(Answer.json(409, "{\"currentToken\":8}"));
+        ReadOutcome v = client.get("s", "k", 5);
+        assertThat(v).isInstanceOfSatisfying(ReadOutcome.Value.class, val -> {
+            assertThat(val.bytes()).containsExactly(9);
+            assertThat(val.token()).isEqualTo(4);
+        });
+        assertThat(lastRequest().headers()).containsEntry("fencing-token", "5");
+        assertThat(client.get("s", "k", 5)).isEqualTo(new Stale(8, 8, 5));
+    }
+
+    @Test
+    void plainReadCarriesNoTokenAndMissingItemIsNotFound() throws Exception {
+        answers.add(Answer.problem(404, "urn:fencegate:problem:item-not-found"));
+        assertThat(client.get("s", "k")).isInstanceOf(ReadOutcome.NotFound.class);
+        assertThat(lastRequest().headers()).doesNotContainKey("fencing-token");
+    }
+
+    @Test
+    void unknownStoreOnReadIsAnErrorNotAMissingItem() {
+        answers.add(Answer.problem(404, "urn:fencegate:problem:unknown-store"));
+        assertThatThrownBy(() -> client.get("nope", "k"))
+                .isInstanceOfSatisfying(FencegateException.class, e -> {
+                    assertThat(e.status()).isEqualTo(404);
+                    assertThat(e.type()).isEqualTo("urn:fencegate:problem:unknown-store");
+                });
+    }
+
+    @Test
+    void errorsOtherThanStaleRaiseWithStatusTypeAndDetail() {
+        answers.add(Answer.problem(403, "urn:fencegate:problem:token-not-granted"));
+        assertThatThrownBy(() -> client.put("s", "k", 1, new byte[0]))
+                .isInstanceOfSatisfying(FencegateException.class, e -> {
+                    assertThat(e.status()).isEqualTo(403);
+                    assertThat(e.type()).isEqualTo("urn:fencegate:problem:token-not-granted");
+                    assertThat(e.detail()).isEqualTo("d");
+                });
+    }
+
+    @Test
+    void statementSendsKeyAndParamsAndReadsRows() throws Exception {
+        answers.add(Answer.json(200, "{\"applied\":true,\"rows\":2,\"extra\":\"x\"}"));
+        StatementOutcome out = client.statement("db", "debit", 11, "acct/1", Map.of("amount", 5));
+        assertThat(out).isInstanceOfSatisfying(StatementOutcome.Executed.class, ex -> {
+            assertThat(ex.rows()).isEqualTo(2);
+            assertThat(ex.token()).isEqualTo(11);
+            assertThat(ex.body()).containsEntry("extra", "x");
+        });
+        Seen s = lastRequest();
+        assertThat(s.rawPath()).isEqualTo("/v1/stores/db/statements/debit");
+        assertThat(new String(s.body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"key\":\"acct/1\",\"params\":{\"amount\":5}}");
+    }
+
+    @Test
+    void aSilentServerIsBoundedByTheRequestTimeout() {
+        FencegateClient quick = FencegateClient.builder(URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
+                .timeout(Duration.ofMillis(300)).build();
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> quick.get("s", "k")).isInstanceOf(UncheckedIOException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void nonPositiveTokenIsRefusedBeforeSending() {
+        assertThatThrownBy(() -> client.put("s", "k", 0, new byte[0])).isInstanceOf(IllegalArgumentException.class);
+        assertThat(seen).isEmpty();
+    }
+
+    /** The README snippet, against canned answers: acquire, fenced read, put, release. */
+    @Test
+    void readmeSnippetRunsAcquireFencedReadPutRelease() throws Exception {
+        answers.add(Answer.json(201, "{\"lock\":\"stock/sku-42\",\"leaseId\":\"L\",\"token\":8,\"expiresAt\":1}"));
+        answers.add(new Answer(200, "application/octet-stream", "1".getBytes(StandardCharsets.UTF_8), Map.of("Fencing-Token", "7")));
+        answers.add(Answer.json(200, "{\"applied\":true,\"token\":8,\"previousToken\":7}"));
+        answers.add(new Answer(204, null, new byte[0], Map.of()));
+        FencegateClient client = this.client;
+
+        // --- README snippet begins
+        Lease lease = client.acquire("stock/sku-42", Duration.ofSeconds(30), Duration.ofSeconds(5))
+                .orElseThrow(() -> new IllegalStateException("lock busy"));
+        try {
+            // A fenced read claims the item: from now on no older token can write it.
+            ReadOutcome read = client.get("stock", "sku-42", lease.token());
+            if (read instanceof Stale st) {
+                throw new IllegalStateException("a newer holder got there first: " + st);
+            }
+            int stock = read instanceof ReadOutcome.Value v
+                    ? Integer.parseInt(new String(v.bytes(), StandardCharsets.UTF_8)) : 0;
+            if (stock > 0) {
+                byte[] next = Integer.toString(stock - 1).getBytes(StandardCharsets.UTF_8);
+                WriteOutcome out = client.put("stock", "sku-42", lease.token(), next);
+                if (out instanceof Stale st && !st.alreadyApplied()) {
+                    throw new IllegalStateException("lost the lock before writing: " + st);
+                }
+            }
+        } finally {
+            client.release(lease.leaseId());
+        }
+        // --- README snippet ends
+
+        List<String> calls = List.of(lastRequest().method(), lastRequest().method(), lastRequest().method(),
+                lastRequest().method());
+        assertThat(calls).containsExactly("POST", "GET", "PUT", "DELETE");
+    }
+}

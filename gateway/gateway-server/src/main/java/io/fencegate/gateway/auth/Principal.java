@@ -1,0 +1,75 @@
+package io.fencegate.gateway.auth;
+
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Who is calling, and what they may touch. Routes ask {@link #mayUseStore} / {@link #mayUseLock}, or
+ * use {@link ApiKeyAuthHandler#permitStore} / {@link ApiKeyAuthHandler#permitLock} which also answer 403.
+ */
+public final class Principal {
+    static final String CONTEXT_KEY = "fencegate.principal";
+
+    /** The caller when authentication is off (loopback only): may use everything. */
+    public static final Principal ANONYMOUS = new Principal("anonymous", true, Set.of(), true, List.of());
+
+    private final String name;
+    private final boolean allStores;
+    private final Set<String> stores;
+    private final boolean allLocks;
+    private final List<String> lockPrefixes;
+
+    private Principal(String name, boolean allStores, Set<String> stores, boolean allLocks, List<String> lockPrefixes) {
+        this.name = name;
+        this.allStores = allStores;
+        this.stores = stores;
+        this.allLocks = allLocks;
+        this.lockPrefixes = lockPrefixes;
+    }
+
+    static Principal of(ApiKey key) {
+        return new Principal(key.name(),
+                key.stores().contains(ApiKey.ALL), Set.copyOf(key.stores()),
+                key.lockPrefixes().contains(ApiKey.ALL), List.copyOf(key.lockPrefixes()));
+    }
+
+    /**
+     * The principal the auth handler attached to this request. Fails closed: a route reached without
+     * the handler is a wiring bug, not an anonymous caller.
+     */
+    public static Principal of(RoutingContext ctx) {
+        Principal p = ctx.get(CONTEXT_KEY);
+        if (p == null) {
+            throw new IllegalStateException("no principal on the request: mount ApiKeyAuthHandler before this route");
+        }
+        return p;
+    }
+
+    /** The key's configured name (safe to log). */
+    public String name() {
+        return name;
+    }
+
+    public boolean mayUseStore(String store) {
+        return allStores || stores.contains(store);
+    }
+
+    /** A lock is allowed when it starts with one of the key's lock prefixes. */
+    public boolean mayUseLock(String lock) {
+        if (allLocks) {
+            return true;
+        }
+        for (String prefix : lockPrefixes) {
+            if (lock.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "Principal[" + name + "]";
+    }
+}

@@ -1,0 +1,116 @@
+package io.fencegate.gateway.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+// Micrometer 1.13+ moved the registry to io.micrometer.prometheusmetrics (Prometheus client 1.x);
+// the old io.micrometer.prometheus package is the deprecated simpleclient flavour.
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Micrometer on a Prometheus registry. Meters are cached per label set so the hot path is a map
+ * lookup and an add, not a registry lookup that builds tag lists.
+ */
+final class PrometheusGatewayMetrics implements GatewayMetrics {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Map<String, Counter> writes = new ConcurrentHashMap<>();
+    private final Map<String, Counter> reads = new ConcurrentHashMap<>();
+    private final Map<RequestKey, Timer> timers = new ConcurrentHashMap<>();
+    private final Counter leasesGranted;
+    private final Counter leasesDenied;
+
+    private record RequestKey(String route, String method, int status) {}
+
+    PrometheusGatewayMetrics() {
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        leasesGranted = leases("granted");
+        leasesDenied = leases("denied");
+    }
+
+    private Counter leases(String outcome) {
+        return Counter.builder("fencegate.leases").description("Lease requests by outcome")
+                .tag("outcome", outcome).register(registry);
+    }
+
+    private static Counter counter(MeterRegistry registry, String name, String description, String store, String outcome) {
+        return Counter.builder(name).description(description)
+                .tag("store", store).tag("outcome", outcome).register(registry);
+    }
+
+    private void write(String store, String outcome) {
+        writes.computeIfAbsent(store + '\0' + outcome,
+                k -> counter(registry, "fencegate.writes", "Guarded writes (PUT, DELETE, statements) by store and outcome",
+                        store, outcome)).increment();
+    }
+
+    private void read(String store, String outcome) {
+        reads.computeIfAbsent(store + '\0' + outcome,
+                k -> counter(registry, "fencegate.fenced.reads", "Fenced reads by store and outcome",
+                        store, outcome)).increment();
+    }
+
+    @Override public void writeApplied(String store) { write(store, "applied"); }
+
+    @Override public void writeStale(String store) { write(store, "stale"); }
+
+    @Override public void writeRefused(String store) { write(store, "refused"); }
+
+    @Override public void fencedReadClaimed(String store) { read(store, "claimed"); }
+
+    @Override public void fencedReadStale(String store) { read(store, "stale"); }
+
+    @Override public void fencedReadRefused(String store) { read(store, "refused"); }
+
+    @Override public void leaseGranted() { leasesGranted.increment(); }
+
+    @Override public void leaseDenied() { leasesDenied.increment(); }
+
+    @Override
+    public Handler<RoutingContext> timed(String route, Handler<RoutingContext> handler) {
+        return ctx -> {
+            long start = System.nanoTime();
+            // The end handler also runs when the client goes away mid-answer, so no request escapes.
+            ctx.addEndHandler(done -> recordRequest(route, ctx.request().method().name(),
+                    ctx.response().getStatusCode(), System.nanoTime() - start));
+            handler.handle(ctx);
+        };
+    }
+
+    @Override
+    public void recordRequest(String route, String method, int status, long nanos) {
+        timers.computeIfAbsent(new RequestKey(route, method, status), k -> Timer.builder("fencegate.http.requests")
+                .description("Gateway requests by route pattern, method and status")
+                .tag("route", k.route()).tag("method", k.method()).tag("status", Integer.toString(k.status()))
+                .publishPercentiles(0.5, 0.95, 0.99)
+                .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public boolean enabled() {
+        return true;
+    }
+
+    @Override
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    @Override
+    public Optional<MeterRegistry> meterRegistry() {
+        return Optional.of(registry);
+    }
+}
