@@ -32,6 +32,11 @@ public interface GuardedStore extends AutoCloseable {
 
     GuardRule rule();
 
+    /** The limits this store enforces (a front end such as the gateway checks them first). */
+    default StoreLimits limits() {
+        return StoreLimits.DEFAULT;
+    }
+
     @Override
     void close();
 }

@@ -300,6 +300,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     }
 
     /** The limits in force: the configured ones, lowered to what the database can take. */
+    @Override
     public StoreLimits limits() {
         return limits;
     }

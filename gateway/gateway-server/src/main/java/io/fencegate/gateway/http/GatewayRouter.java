@@ -1,0 +1,96 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.GatewayOptions;
+import io.fencegate.gateway.StoreBinding;
+import io.fencegate.gateway.auth.ApiKeyAuthHandler;
+import io.fencegate.gateway.metrics.GatewayMetrics;
+import io.fencegate.issuer.LeaseIssuer;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Every route of the contract (DESIGN.md, "The gateway HTTP API"), on one Vert.x Web router. */
+public final class GatewayRouter {
+    private static final long MAX_LEASE_BODY = 64 * 1024;
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(3);
+
+    private GatewayRouter() {}
+
+    public static Router create(Vertx vertx, GatewayOptions options, LeaseIssuer issuer, List<StoreBinding> stores,
+            GatewayMetrics metrics) {
+        Map<String, StoreBinding> byName = new LinkedHashMap<>();
+        for (StoreBinding b : stores) {
+            if (byName.put(b.name(), b) != null) {
+                throw new IllegalArgumentException("stores." + b.name() + " is configured twice");
+            }
+        }
+        TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
+        LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout());
+        ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
+                options.requestTimeout());
+        StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
+        OpsRoutes ops = new OpsRoutes(issuer, stores, metrics, PROBE_TIMEOUT);
+
+        Router router = Router.router(vertx);
+        router.get("/health").handler(metrics.timed("/health", ops::health));
+        if (metrics.enabled()) {
+            router.get("/metrics").handler(ops::metrics);
+        }
+        router.get("/openapi.yaml").handler(ops::openApi);
+
+        router.route("/v1/*").handler(ApiKeyAuthHandler.create(options.auth()));
+        BodyHandler leaseBody = BodyHandler.create(false).setBodyLimit(MAX_LEASE_BODY);
+        router.post("/v1/leases").handler(leaseBody).handler(metrics.timed("/v1/leases", leases::acquire));
+        router.post("/v1/leases/:leaseId/renew").handler(metrics.timed("/v1/leases/{leaseId}/renew", leases::renew));
+        router.delete("/v1/leases/:leaseId").handler(metrics.timed("/v1/leases/{leaseId}", leases::release));
+        router.route(StoreTarget.PREFIX + "*").handler(ctx -> dispatch(ctx, byName, items, statements, metrics));
+
+        router.route().failureHandler(Failures::handle);
+        for (int status : new int[] {400, 404, 405, 413, 500}) {
+            router.errorHandler(status, Failures::handle);
+        }
+        return router;
+    }
+
+    /**
+     * Store routes parse the raw path themselves: a key may hold '/', and the router's normalised
+     * path would have resolved the {@code ..} segments that must be refused.
+     */
+    private static void dispatch(RoutingContext ctx, Map<String, StoreBinding> stores, ItemRoutes items,
+            StatementRoutes statements, GatewayMetrics metrics) {
+        HttpMethod method = ctx.request().method();
+        if (method == HttpMethod.PUT || method == HttpMethod.POST) {
+            ctx.request().pause(); // the body is read after the cheaper checks answered
+        }
+        StoreTarget target;
+        try {
+            target = StoreTarget.parse(ctx.request().path(), stores);
+            TokenGate.permitStore(ctx, target.binding());
+        } catch (Problem p) {
+            ctx.fail(p);
+            return;
+        }
+        String route = target.kind() == StoreTarget.Kind.ITEM
+                ? "/v1/stores/{store}/items/{key}" : "/v1/stores/{store}/statements/{name}";
+        Handler<RoutingContext> handler = switch (target.kind()) {
+            case ITEM -> method == HttpMethod.PUT ? c -> items.put(c, target)
+                    : method == HttpMethod.GET ? c -> items.get(c, target)
+                    : method == HttpMethod.DELETE ? c -> items.delete(c, target)
+                    : GatewayRouter::notAllowed;
+            case STATEMENT -> method == HttpMethod.POST ? c -> statements.post(c, target) : GatewayRouter::notAllowed;
+        };
+        metrics.timed(route, handler).handle(ctx);
+    }
+
+    private static void notAllowed(RoutingContext ctx) {
+        ctx.fail(new Problem(405, Problem.METHOD_NOT_ALLOWED, "Method Not Allowed",
+                ctx.request().method() + " is not allowed here"));
+    }
+}

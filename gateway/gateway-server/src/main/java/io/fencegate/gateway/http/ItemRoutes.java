@@ -1,0 +1,170 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.StoreBinding;
+import io.fencegate.gateway.metrics.GatewayMetrics;
+import io.fencegate.store.Applied;
+import io.fencegate.store.Found;
+import io.fencegate.store.Missing;
+import io.fencegate.store.ReadResult;
+import io.fencegate.store.Stale;
+import io.fencegate.store.StoreLimits;
+import io.fencegate.store.WriteResult;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code PUT | GET | DELETE /v1/stores/{store}/items/{key}}: guarded writes, tombstones, plain and
+ * fenced reads. Store calls complete on the store's own threads and are brought back to the event
+ * loop; each is bounded by the request timeout.
+ */
+final class ItemRoutes {
+    private final TokenGate gate;
+    private final GatewayMetrics metrics;
+    private final int maxKeyBytes;
+    private final long maxBodyBytes;
+    private final Duration timeout;
+
+    ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long maxBodyBytes, Duration timeout) {
+        this.gate = gate;
+        this.metrics = metrics;
+        this.maxKeyBytes = maxKeyBytes;
+        this.maxBodyBytes = maxBodyBytes;
+        this.timeout = timeout;
+    }
+
+    void put(RoutingContext ctx, StoreTarget target) {
+        StoreBinding b = target.binding();
+        String store = b.name();
+        Future<WriteResult> done;
+        try {
+            String key = key(target);
+            long token = TokenGate.required(ctx);
+            long limit = Math.min(maxBodyBytes, b.store().limits().maxValueBytes());
+            done = gate.admit(ctx, b, key, token)
+                    .compose(v -> Bodies.read(ctx.request(), limit))
+                    .compose(body -> call(ctx, b.store().write(key, token, bytes(body))));
+        } catch (Problem p) {
+            done = Future.failedFuture(p);
+        }
+        done.onSuccess(r -> answerWrite(ctx, store, r)).onFailure(t -> failWrite(ctx, store, t));
+    }
+
+    void delete(RoutingContext ctx, StoreTarget target) {
+        StoreBinding b = target.binding();
+        Future<WriteResult> done;
+        try {
+            String key = key(target);
+            long token = TokenGate.required(ctx);
+            done = gate.admit(ctx, b, key, token).compose(v -> call(ctx, b.store().delete(key, token)));
+        } catch (Problem p) {
+            done = Future.failedFuture(p);
+        }
+        done.onSuccess(r -> answerWrite(ctx, b.name(), r)).onFailure(t -> failWrite(ctx, b.name(), t));
+    }
+
+    /** A plain read without a token; with one, a fenced read that claims the item (DESIGN.md). */
+    void get(RoutingContext ctx, StoreTarget target) {
+        StoreBinding b = target.binding();
+        String key;
+        long token;
+        try {
+            key = key(target);
+            token = FencingToken.of(ctx);
+        } catch (Problem p) {
+            if (ctx.request().headers().contains(FencingToken.HEADER)) {
+                metrics.fencedReadRefused(b.name());
+            }
+            ctx.fail(p);
+            return;
+        }
+        if (token == 0) {
+            call(ctx, b.store().read(key)).onSuccess(r -> answerRead(ctx, r)).onFailure(ctx::fail);
+            return;
+        }
+        gate.admit(ctx, b, key, token)
+                .compose(v -> call(ctx, b.store().fencedRead(key, token)))
+                .onSuccess(r -> {
+                    if (r instanceof Stale) {
+                        metrics.fencedReadStale(b.name());
+                    } else {
+                        metrics.fencedReadClaimed(b.name());
+                    }
+                    answerRead(ctx, r);
+                })
+                .onFailure(t -> {
+                    if (t instanceof Problem p && p.status() < 500) {
+                        metrics.fencedReadRefused(b.name());
+                    }
+                    ctx.fail(t);
+                });
+    }
+
+    /** The percent-decoded key, within the gateway's and the store's limits; 400 otherwise. */
+    private String key(StoreTarget target) {
+        String key = PathDecoder.decode(target.rawRest(), Problem.BAD_KEY);
+        StoreLimits storeLimits = target.binding().store().limits();
+        try {
+            new StoreLimits(Math.min(maxKeyBytes, storeLimits.maxKeyBytes()), storeLimits.maxValueBytes()).checkKey(key);
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(Problem.BAD_KEY, e.getMessage());
+        }
+        return key;
+    }
+
+    private <T> Future<T> call(RoutingContext ctx, CompletionStage<T> stage) {
+        return Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext())
+                .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void answerWrite(RoutingContext ctx, String store, WriteResult result) {
+        if (result instanceof Applied applied) {
+            metrics.writeApplied(store);
+            long token = FencingToken.of(ctx);
+            ctx.response().putHeader("Content-Type", "application/json")
+                    .end(new JsonObject().put("applied", true).put("token", token)
+                            .put("previousToken", applied.previousToken()).encode());
+        } else {
+            metrics.writeStale(store);
+            stale((Stale) result).send(ctx);
+        }
+    }
+
+    private void failWrite(RoutingContext ctx, String store, Throwable t) {
+        if (t instanceof Problem p && p.status() < 500) {
+            metrics.writeRefused(store);
+        }
+        ctx.fail(t);
+    }
+
+    private static void answerRead(RoutingContext ctx, ReadResult result) {
+        if (result instanceof Found found) {
+            ctx.response()
+                    .putHeader("Content-Type", "application/octet-stream")
+                    .putHeader(FencingToken.HEADER, Long.toString(found.token()))
+                    .end(Buffer.buffer(found.value()));
+        } else if (result instanceof Missing missing) {
+            new Problem(404, Problem.NOT_FOUND, "Not Found", "no such item")
+                    .with("currentToken", missing.token()).with("fence", missing.fence()).send(ctx);
+        } else {
+            stale((Stale) result).send(ctx);
+        }
+    }
+
+    static Problem stale(Stale stale) {
+        String detail = stale.alreadyApplied()
+                ? "token " + stale.attemptedToken() + " has already written this item (a retry of an applied write)"
+                : "token " + stale.attemptedToken() + " is stale: the item's token is " + stale.currentToken()
+                        + " and its fence " + stale.fence();
+        return new Problem(409, Problem.STALE, "Conflict", detail)
+                .with("currentToken", stale.currentToken()).with("fence", stale.fence());
+    }
+
+    private static byte[] bytes(Buffer body) {
+        return body.getBytes();
+    }
+}

@@ -1,0 +1,142 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.auth.ApiKeyAuthHandler;
+import io.fencegate.gateway.auth.Principal;
+import io.fencegate.gateway.metrics.GatewayMetrics;
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseIssuer;
+import io.vertx.core.Future;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/** {@code POST /v1/leases}, {@code POST /v1/leases/{leaseId}/renew}, {@code DELETE /v1/leases/{leaseId}}. */
+final class LeaseRoutes {
+    static final int MAX_LOCK_CHARS = 1024;
+    private static final long MIN_TTL_MS = 100;
+
+    private final LeaseIssuer issuer;
+    private final GatewayMetrics metrics;
+    private final Duration maxTtl;
+    private final Duration maxWait;
+    private final Duration timeout;
+
+    LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout) {
+        this.issuer = issuer;
+        this.metrics = metrics;
+        this.maxTtl = maxTtl;
+        this.maxWait = maxWait;
+        this.timeout = timeout;
+    }
+
+    void acquire(RoutingContext ctx) {
+        JsonObject json;
+        try {
+            json = ctx.body().asJsonObject();
+        } catch (DecodeException | ClassCastException e) {
+            json = null;
+        }
+        if (json == null) {
+            ctx.fail(Problem.badRequest(Problem.BAD_REQUEST, "the body must be a JSON object {\"lock\",\"ttlMs\",\"waitMs\"}"));
+            return;
+        }
+        String lock;
+        long ttlMs;
+        long waitMs;
+        try {
+            lock = lock(json.getValue("lock"));
+            ttlMs = millis(json, "ttlMs", null, MIN_TTL_MS, maxTtl.toMillis());
+            waitMs = millis(json, "waitMs", 0L, 0, maxWait.toMillis());
+        } catch (Problem p) {
+            ctx.fail(p);
+            return;
+        }
+        if (!Principal.of(ctx).mayUseLock(lock)) {
+            ctx.fail(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
+                    "this API key may not use lock '" + PathDecoder.shorten(lock) + "'"));
+            return;
+        }
+        call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs)), timeout.plusMillis(waitMs))
+                .onSuccess(granted -> {
+                    if (granted.isEmpty()) {
+                        metrics.leaseDenied();
+                        new Problem(423, Problem.LOCK_HELD, "Locked",
+                                "lock '" + PathDecoder.shorten(lock) + "' is still held after waiting " + waitMs + " ms")
+                                .send(ctx);
+                        return;
+                    }
+                    metrics.leaseGranted();
+                    Lease lease = granted.get();
+                    ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json")
+                            .end(new JsonObject().put("lock", lease.lock()).put("leaseId", lease.leaseId())
+                                    .put("token", lease.token()).put("expiresAt", lease.expiresAt()).encode());
+                })
+                .onFailure(ctx::fail);
+    }
+
+    void renew(RoutingContext ctx) {
+        call(ctx, issuer.renew(ctx.pathParam("leaseId")), timeout)
+                .onSuccess(renewed -> {
+                    if (renewed.isEmpty()) {
+                        gone(ctx);
+                    } else {
+                        ctx.response().putHeader("Content-Type", "application/json")
+                                .end(new JsonObject().put("expiresAt", renewed.get().expiresAt()).encode());
+                    }
+                })
+                .onFailure(ctx::fail);
+    }
+
+    void release(RoutingContext ctx) {
+        call(ctx, issuer.release(ctx.pathParam("leaseId")), timeout)
+                .onSuccess(released -> {
+                    if (released) {
+                        ctx.response().setStatusCode(204).end();
+                    } else {
+                        gone(ctx);
+                    }
+                })
+                .onFailure(ctx::fail);
+    }
+
+    private static void gone(RoutingContext ctx) {
+        new Problem(410, Problem.LEASE_GONE, "Gone", "the lease has ended (expired, released or never granted)")
+                .send(ctx);
+    }
+
+    private static <T> Future<T> call(RoutingContext ctx, CompletionStage<T> stage, Duration bound) {
+        return Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext())
+                .timeout(bound.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static String lock(Object value) {
+        if (!(value instanceof String lock) || lock.isEmpty()) {
+            throw Problem.badRequest(Problem.BAD_REQUEST, "\"lock\" must be a non-empty string");
+        }
+        if (lock.length() > MAX_LOCK_CHARS || lock.indexOf('\0') >= 0) {
+            throw Problem.badRequest(Problem.BAD_REQUEST,
+                    "\"lock\" must be at most " + MAX_LOCK_CHARS + " characters, without NUL");
+        }
+        return lock;
+    }
+
+    /** An integral JSON number within [min, max]; {@code fallback} when absent (null: required). */
+    private static long millis(JsonObject json, String name, Long fallback, long min, long max) {
+        Object value = json.getValue(name);
+        if (value == null && fallback != null) {
+            return fallback;
+        }
+        if (!(value instanceof Integer || value instanceof Long)) {
+            throw Problem.badRequest(Problem.BAD_REQUEST, "\"" + name + "\" must be an integer number of milliseconds");
+        }
+        long ms = ((Number) value).longValue();
+        if (ms < min || ms > max) {
+            throw Problem.badRequest(Problem.BAD_REQUEST,
+                    "\"" + name + "\" must be from " + min + " to " + max + " ms, was " + ms);
+        }
+        return ms;
+    }
+}

@@ -1,0 +1,83 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.StoreBinding;
+import io.fencegate.gateway.metrics.GatewayMetrics;
+import io.fencegate.issuer.LeaseIssuer;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/** {@code GET /health}, {@code GET /metrics}, {@code GET /openapi.yaml}: no auth, no state changed. */
+final class OpsRoutes {
+    /** Plain reads of this key and grant look-ups of this lock change nothing anywhere. */
+    private static final String PROBE_KEY = "fencegate-health-probe";
+    private static final String PROBE_LOCK = "fencegate/health-probe";
+
+    private final LeaseIssuer issuer;
+    private final List<StoreBinding> stores;
+    private final GatewayMetrics metrics;
+    private final Duration probeTimeout;
+    private final Buffer openApi;
+
+    OpsRoutes(LeaseIssuer issuer, List<StoreBinding> stores, GatewayMetrics metrics, Duration probeTimeout) {
+        this.issuer = issuer;
+        this.stores = stores;
+        this.metrics = metrics;
+        this.probeTimeout = probeTimeout;
+        this.openApi = loadOpenApi();
+    }
+
+    /**
+     * 200 when the issuer and every store answer a read in time, else 503; the body says which.
+     * The probes are real round trips (a plain read, a grant look-up), so a cut link shows here.
+     */
+    void health(RoutingContext ctx) {
+        JsonObject checks = new JsonObject();
+        List<Future<?>> probes = new ArrayList<>();
+        probes.add(probe(ctx, checks, "issuer", issuer.wasGranted(PROBE_LOCK, 1)));
+        for (StoreBinding b : stores) {
+            probes.add(probe(ctx, checks, "store:" + b.name(), b.store().read(PROBE_KEY)));
+        }
+        Future.join(probes).onComplete(done -> {
+            boolean up = checks.stream().allMatch(e -> "UP".equals(((JsonObject) e.getValue()).getString("status")));
+            ctx.response().setStatusCode(up ? 200 : 503).putHeader("Content-Type", "application/json")
+                    .end(new JsonObject().put("status", up ? "UP" : "DOWN").put("checks", checks).encode());
+        });
+    }
+
+    private Future<?> probe(RoutingContext ctx, JsonObject checks, String name, CompletionStage<?> stage) {
+        return Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext())
+                .timeout(probeTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .onSuccess(v -> checks.put(name, new JsonObject().put("status", "UP")))
+                .onFailure(t -> checks.put(name, new JsonObject().put("status", "DOWN")
+                        .put("error", String.valueOf(t.getMessage()))));
+    }
+
+    void metrics(RoutingContext ctx) {
+        ctx.response().putHeader("Content-Type", metrics.contentType()).end(metrics.scrape());
+    }
+
+    void openApi(RoutingContext ctx) {
+        ctx.response().putHeader("Content-Type", "application/yaml").end(openApi);
+    }
+
+    private static Buffer loadOpenApi() {
+        try (InputStream in = OpsRoutes.class.getResourceAsStream("/openapi.yaml")) {
+            if (in == null) {
+                throw new IllegalStateException("openapi.yaml is missing from the gateway's resources");
+            }
+            return Buffer.buffer(in.readAllBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.StoreBinding;
+import java.util.Map;
+
+/**
+ * What a {@code /v1/stores/...} request addresses, parsed from the raw (undecoded, unnormalised)
+ * path: the store, and an item key or a statement name still percent-encoded.
+ */
+record StoreTarget(StoreBinding binding, Kind kind, String rawRest) {
+
+    enum Kind { ITEM, STATEMENT }
+
+    static final String PREFIX = "/v1/stores/";
+
+    /** Parses {@code path}; an unknown store is 404 before anything about the rest is checked. */
+    static StoreTarget parse(String path, Map<String, StoreBinding> stores) {
+        int slash = path.indexOf('/', PREFIX.length());
+        String rawStore = slash < 0 ? path.substring(PREFIX.length()) : path.substring(PREFIX.length(), slash);
+        String storeName = PathDecoder.decode(rawStore, Problem.BAD_REQUEST);
+        StoreBinding binding = stores.get(storeName);
+        if (binding == null) {
+            throw new Problem(404, Problem.UNKNOWN_STORE, "Not Found",
+                    "no store named '" + PathDecoder.shorten(storeName) + "'; configured: " + stores.keySet());
+        }
+        String rest = slash < 0 ? "" : path.substring(slash + 1);
+        if (rest.startsWith("items/")) {
+            return new StoreTarget(binding, Kind.ITEM, rest.substring("items/".length()));
+        }
+        if (rest.startsWith("statements/")) {
+            return new StoreTarget(binding, Kind.STATEMENT, rest.substring("statements/".length()));
+        }
+        if (rest.equals("items")) {
+            throw Problem.badRequest(Problem.BAD_KEY, "the key is empty");
+        }
+        throw new Problem(404, Problem.NOT_FOUND, "Not Found", "no such route under store '" + storeName + "'");
+    }
+}

@@ -1,0 +1,48 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.StoreBinding;
+import io.fencegate.gateway.auth.ApiKeyAuthHandler;
+import io.fencegate.gateway.auth.Principal;
+import io.vertx.core.Future;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * The checks a token-carrying request passes before its body is read or its store is touched:
+ * the token is there and well-formed (428 / 400), the caller's API key covers the item's lock and
+ * the issuer granted the token for that lock (403). DESIGN.md fixes this order.
+ */
+final class TokenGate {
+    private final GrantCheck grants;
+
+    TokenGate(GrantCheck grants) {
+        this.grants = grants;
+    }
+
+    /** The request's token; 428 if it has none, 400 if it is malformed. */
+    static long required(RoutingContext ctx) {
+        long token = FencingToken.of(ctx);
+        if (token == 0) {
+            throw new Problem(428, Problem.MISSING_TOKEN, "Precondition Required",
+                    "send the lease's token in the Fencing-Token header");
+        }
+        return token;
+    }
+
+    /** The API key may use the store at all; 403 otherwise. */
+    static void permitStore(RoutingContext ctx, StoreBinding binding) {
+        if (!Principal.of(ctx).mayUseStore(binding.name())) {
+            throw new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
+                    "this API key may not use store '" + binding.name() + "'");
+        }
+    }
+
+    /** Succeeds when {@code token} may touch {@code key} of {@code binding}; fails with a 403 problem otherwise. */
+    Future<Void> admit(RoutingContext ctx, StoreBinding binding, String key, long token) {
+        String lock = binding.lockFor(key);
+        if (!Principal.of(ctx).mayUseLock(lock)) {
+            return Future.failedFuture(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
+                    "this API key may not use lock '" + PathDecoder.shorten(lock) + "'"));
+        }
+        return grants.require(ctx.vertx().getOrCreateContext(), lock, token);
+    }
+}

@@ -1,0 +1,39 @@
+package io.fencegate.gateway.it;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.vertx.core.VertxOptions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Catches Vert.x's blocked-thread warnings. Tests run the gateway's Vert.x with a tight limit
+ * ({@link #options()}) so anything blocking an event loop for 200 ms shows up here.
+ */
+final class BlockedThreadWatch implements AutoCloseable {
+    private final Logger logger = (Logger) LoggerFactory.getLogger("io.vertx.core.impl.BlockedThreadChecker");
+    private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+    BlockedThreadWatch() {
+        appender.start();
+        logger.addAppender(appender);
+    }
+
+    static VertxOptions options() {
+        return new VertxOptions()
+                .setBlockedThreadCheckInterval(50).setBlockedThreadCheckIntervalUnit(TimeUnit.MILLISECONDS)
+                .setMaxEventLoopExecuteTime(200).setMaxEventLoopExecuteTimeUnit(TimeUnit.MILLISECONDS);
+    }
+
+    List<String> warnings() {
+        return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    @Override
+    public void close() {
+        logger.detachAppender(appender);
+        appender.stop();
+    }
+}
