@@ -8,6 +8,7 @@ import io.fencegate.issuer.LeaseIssuer;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -23,7 +24,38 @@ public final class GatewayRouter {
 
     private GatewayRouter() {}
 
-    public static Router create(Vertx vertx, GatewayOptions options, LeaseIssuer issuer, List<StoreBinding> stores,
+    /**
+     * The request handler: the router, behind a check that the raw path's percent-escapes are
+     * well-formed (the router would answer a bare 500 for {@code %zz}).
+     */
+    public static Handler<HttpServerRequest> create(Vertx vertx, GatewayOptions options, LeaseIssuer issuer,
+            List<StoreBinding> stores, GatewayMetrics metrics) {
+        Router router = router(vertx, options, issuer, stores, metrics);
+        return request -> {
+            if (!wellFormedEscapes(request.path())) {
+                request.response().setStatusCode(400).putHeader("Content-Type", "application/problem+json")
+                        .putHeader("Connection", "close")
+                        .end(Problem.badRequest(Problem.BAD_REQUEST, "malformed percent-encoding in the path").body().encode());
+                return;
+            }
+            router.handle(request);
+        };
+    }
+
+    private static boolean wellFormedEscapes(String path) {
+        if (path == null) {
+            return false;
+        }
+        for (int i = path.indexOf('%'); i >= 0; i = path.indexOf('%', i + 1)) {
+            if (i + 2 >= path.length() || Character.digit(path.charAt(i + 1), 16) < 0
+                    || Character.digit(path.charAt(i + 2), 16) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Router router(Vertx vertx, GatewayOptions options, LeaseIssuer issuer, List<StoreBinding> stores,
             GatewayMetrics metrics) {
         Map<String, StoreBinding> byName = new LinkedHashMap<>();
         for (StoreBinding b : stores) {
