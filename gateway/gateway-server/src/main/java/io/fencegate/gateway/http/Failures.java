@@ -56,7 +56,7 @@ public final class Failures {
 
     private static Problem byStatus(int status) {
         return switch (status) {
-            case 404 -> new Problem(404, Problem.NOT_FOUND, "Not Found", "no such route");
+            case 404 -> new Problem(404, Problem.NO_SUCH_ROUTE, "Not Found", "no such route");
             case 405 -> new Problem(405, Problem.METHOD_NOT_ALLOWED, "Method Not Allowed", "method not allowed on this route");
             case 413 -> new Problem(413, Problem.TOO_LARGE, "Content Too Large", "request body over the limit");
             case 400 -> Problem.badRequest(Problem.BAD_REQUEST, "bad request");

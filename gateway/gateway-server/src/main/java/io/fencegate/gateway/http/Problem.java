@@ -19,6 +19,7 @@ public final class Problem extends RuntimeException {
     public static final String UNKNOWN_STORE = PREFIX + "unknown-store";
     public static final String UNKNOWN_STATEMENT = PREFIX + "unknown-statement";
     public static final String NOT_FOUND = PREFIX + "not-found";
+    public static final String NO_SUCH_ROUTE = PREFIX + "no-such-route";
     public static final String METHOD_NOT_ALLOWED = PREFIX + "method-not-allowed";
     public static final String TOO_LARGE = PREFIX + "too-large";
     public static final String STALE = PREFIX + "stale";

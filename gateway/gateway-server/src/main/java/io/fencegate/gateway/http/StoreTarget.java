@@ -33,6 +33,6 @@ record StoreTarget(StoreBinding binding, Kind kind, String rawRest) {
         if (rest.equals("items")) {
             throw Problem.badRequest(Problem.BAD_KEY, "the key is empty");
         }
-        throw new Problem(404, Problem.NOT_FOUND, "Not Found", "no such route under store '" + storeName + "'");
+        throw new Problem(404, Problem.NO_SUCH_ROUTE, "Not Found", "no such route under store '" + storeName + "'");
     }
 }
