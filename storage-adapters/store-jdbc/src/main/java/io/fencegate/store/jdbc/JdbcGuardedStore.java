@@ -127,6 +127,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         config.setMaximumPoolSize(options.poolSize());
         config.setAutoCommit(false);
         config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        config.setExceptionOverride(new BrokenConnections());
         long connectMs = options.connectTimeout().toMillis();
         config.setConnectionTimeout(connectMs);
         config.setValidationTimeout(Math.max(250, Math.min(connectMs, 2000)));

@@ -37,7 +37,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,8 +46,8 @@ import org.junit.jupiter.api.Timeout;
  * isolated namespace (its own database, schema or directory, created and dropped by the
  * subclass); every test uses keys under its own random prefix, so stores may share data.
  *
- * <p>Adapters that add tests of their own write them in the subclass; adapters that cannot be
- * cut off by a TCP proxy say so in {@link #outageHarness()}.
+ * <p>Adapters that add tests of their own write them in the subclass; adapters that are not
+ * behind TCP say in {@link #outageHarness()} how their backend is taken away.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AbstractGuardedStoreContractTest {
@@ -62,7 +61,7 @@ public abstract class AbstractGuardedStoreContractTest {
      */
     protected abstract GuardedStore newIndependentStore(GuardRule rule) throws Exception;
 
-    /** How to cut this adapter off its backend; {@link OutageHarness#notProxyable} opts out. */
+    /** How to cut this adapter off its backend: a TCP proxy, or {@link OutageHarness#custom}. */
     protected abstract OutageHarness outageHarness();
 
     /** The limits the adapter enforces (the suite probes both sides of them). */
@@ -528,11 +527,8 @@ public abstract class AbstractGuardedStoreContractTest {
 
     @Test
     void backendOutageFailsFastWithStoreUnavailableAndRecoversAfterRestore() throws Exception {
-        OutageHarness harness = outageHarness();
-        Assumptions.assumeTrue(harness.notProxyableBecause() == null,
-                () -> "adapter opted out of the TCP outage test: " + harness.notProxyableBecause());
-        TcpProxy proxy = closeAfter(TcpProxy.start(harness.backend()));
-        GuardedStore cutOff = closeAfter(harness.storeVia(proxy.address(), GuardRule.STRICT));
+        OutageHarness.Outage outage = closeAfter(outageHarness().open(GuardRule.STRICT));
+        GuardedStore cutOff = outage.store();
         GuardedStore direct = store(GuardRule.STRICT);
         String k = key("outage");
         long token = 1;
@@ -559,7 +555,7 @@ public abstract class AbstractGuardedStoreContractTest {
             return attempted;
         });
         Thread.sleep(30);
-        proxy.cut();
+        outage.cut();
         List<Long> attempted = midRun.get(outageFailureBound().toSeconds() * 3, TimeUnit.SECONDS);
         background.shutdownNow();
         mayHaveApplied.addAll(attempted);
@@ -582,7 +578,7 @@ public abstract class AbstractGuardedStoreContractTest {
         assertThat(during.value()).isEqualTo(valueFor(during.token()));
         assertThat(mayHaveApplied).contains(during.token());
 
-        proxy.restore();
+        outage.restore();
         long next = token + 1;
         Awaitility.await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
                 .until(() -> await(cutOff.write(k, next, valueFor(next))) instanceof Applied

@@ -5,9 +5,10 @@ import io.fencegate.store.GuardedStore;
 import java.net.InetSocketAddress;
 
 /**
- * How the contract suite cuts an adapter off its backend: the backend's TCP address, and a store
- * built to reach it through a proxy's address. Adapters whose backend is not behind TCP (files)
- * return {@link #notProxyable(String)} and say why.
+ * How the contract suite cuts an adapter off its backend. A networked adapter names its backend's
+ * TCP address and builds a store that connects through a {@link TcpProxy} the suite controls (the
+ * default {@link #open}); an adapter whose backend is not behind TCP (files) supplies its own
+ * {@link Outage} through {@link #custom}.
  */
 public interface OutageHarness {
 
@@ -17,27 +18,69 @@ public interface OutageHarness {
     /** A store on the same data as the suite's other stores, connecting via {@code proxy}. */
     GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) throws Exception;
 
-    /** Why this adapter has no TCP link to cut; null for a proxyable adapter. */
-    default String notProxyableBecause() {
-        return null;
+    /** A store whose backend the suite can take away and give back. */
+    interface Outage extends AutoCloseable {
+        GuardedStore store();
+
+        /** The backend is gone: operations must fail with StoreUnavailableException, fast. */
+        void cut() throws Exception;
+
+        /** The backend is back: operations must succeed again without a new store. */
+        void restore() throws Exception;
     }
 
-    /** An explicit opt-out: the outage test reports itself as not applicable, with the reason. */
-    static OutageHarness notProxyable(String reason) {
+    /** Starts a proxy to {@link #backend()} and a store through it; cut and restore act on the proxy. */
+    default Outage open(GuardRule rule) throws Exception {
+        TcpProxy proxy = TcpProxy.start(backend());
+        GuardedStore store = storeVia(proxy.address(), rule);
+        return new Outage() {
+            @Override
+            public GuardedStore store() {
+                return store;
+            }
+
+            @Override
+            public void cut() {
+                proxy.cut();
+            }
+
+            @Override
+            public void restore() throws Exception {
+                proxy.restore();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    store.close();
+                } finally {
+                    proxy.close();
+                }
+            }
+        };
+    }
+
+    /** How an adapter without a TCP link makes an outage. */
+    interface Opener {
+        Outage open(GuardRule rule) throws Exception;
+    }
+
+    /** An adapter-specific outage (e.g. the files store's directory taken away). */
+    static OutageHarness custom(Opener opener) {
         return new OutageHarness() {
             @Override
             public InetSocketAddress backend() {
-                throw new UnsupportedOperationException(reason);
+                throw new UnsupportedOperationException("not a TCP adapter");
             }
 
             @Override
             public GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) {
-                throw new UnsupportedOperationException(reason);
+                throw new UnsupportedOperationException("not a TCP adapter");
             }
 
             @Override
-            public String notProxyableBecause() {
-                return reason;
+            public Outage open(GuardRule rule) throws Exception {
+                return opener.open(rule);
             }
         };
     }

@@ -16,7 +16,7 @@
  *             public InetSocketAddress backend() { return new InetSocketAddress("127.0.0.1", 5432); }
  *             public GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) { ... connect to proxy ... }
  *         };
- *         // or: return OutageHarness.notProxyable("why");
+ *         // or, without a TCP link: return OutageHarness.custom(rule -> myOutage(rule));
  *     }
  *     // optional: limits(), outageFailureBound(), newLeaseIssuer()
  * }

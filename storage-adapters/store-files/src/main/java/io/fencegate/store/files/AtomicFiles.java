@@ -1,0 +1,81 @@
+package io.fencegate.store.files;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * Crash-atomic file replacement: write a temporary file beside the target, fsync it, rename it
+ * over the target (atomic on POSIX), fsync the directory so the rename itself survives a crash.
+ * A kill at any point leaves the old file or the new one, plus perhaps an orphan temporary,
+ * which {@link #removeStaleTemporaries} clears later.
+ */
+final class AtomicFiles {
+    static final String TEMP_PREFIX = ".fg-tmp-";
+    /** Temporaries younger than this may belong to a live writer in another process. */
+    private static final Duration ORPHAN_AGE = Duration.ofMinutes(1);
+
+    private AtomicFiles() {}
+
+    static void replace(Path root, Path target, byte[] content) throws IOException {
+        Path dir = target.getParent();
+        createDirectoriesBelow(root, dir);
+        Path temp = dir.resolve(TEMP_PREFIX + UUID.randomUUID());
+        try {
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.wrap(content);
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                ch.force(true);
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+        fsyncDirectory(dir);
+    }
+
+    /** Creates the missing directories between {@code root} (which must exist) and {@code dir}. */
+    private static void createDirectoriesBelow(Path root, Path dir) throws IOException {
+        if (dir.equals(root) || Files.isDirectory(dir)) {
+            return;
+        }
+        createDirectoriesBelow(root, dir.getParent());
+        try {
+            Files.createDirectory(dir);
+            fsyncDirectory(dir.getParent());
+        } catch (FileAlreadyExistsException raced) {
+            // another writer created it first
+        }
+    }
+
+    private static void fsyncDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    /** Deletes temporaries left by crashed writers (older than a minute). */
+    static void removeStaleTemporaries(Path root) throws IOException {
+        Instant cutoff = Instant.now().minus(ORPHAN_AGE);
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                if (p.getFileName().toString().startsWith(TEMP_PREFIX)
+                        && Files.getLastModifiedTime(p).compareTo(FileTime.from(cutoff)) < 0) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.fencegate.store.files;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * Where a key lives under the root. Each '/'-separated segment becomes a directory name, the last
+ * one the item file {@code <name>.fgi}. Names keep {@code [A-Za-z0-9_-]} and percent-encode every
+ * other byte, '.' included, so no name is ever "." or "..", starts with '.', or ends in
+ * {@code .fgi}; a path can only go down from the root. Segments whose encoding would pass the
+ * file-name limit are named by their SHA-256 (the item file keeps the full key, and reads check it).
+ */
+final class KeyPaths {
+    static final String ITEM_SUFFIX = ".fgi";
+    private static final int MAX_NAME = 200;
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private KeyPaths() {}
+
+    /** The item file of {@code key}, which {@code StoreLimits.checkKey} has accepted. */
+    static Path itemFile(Path root, String key) {
+        String[] segments = key.split("/", -1);
+        Path p = root;
+        for (int i = 0; i < segments.length - 1; i++) {
+            p = p.resolve(name(segments[i]));
+        }
+        return p.resolve(name(segments[segments.length - 1]) + ITEM_SUFFIX);
+    }
+
+    private static String name(String segment) {
+        byte[] bytes = segment.getBytes(StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder(bytes.length + 8);
+        for (byte b : bytes) {
+            int c = b & 0xFF;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+                out.append((char) c);
+            } else {
+                out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+            }
+        }
+        return out.length() <= MAX_NAME ? out.toString() : "%H" + sha256(bytes);
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+}
