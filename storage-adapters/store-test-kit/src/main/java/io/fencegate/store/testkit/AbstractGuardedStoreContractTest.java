@@ -529,7 +529,7 @@ public abstract class AbstractGuardedStoreContractTest {
     void backendOutageFailsFastWithStoreUnavailableAndRecoversAfterRestore() throws Exception {
         OutageHarness.Outage outage = closeAfter(outageHarness().open(GuardRule.STRICT));
         GuardedStore cutOff = outage.store();
-        GuardedStore direct = store(GuardRule.STRICT);
+        GuardedStore direct = outage.witness() != null ? outage.witness() : store(GuardRule.STRICT);
         String k = key("outage");
         long token = 1;
         assertThat(await(cutOff.write(k, token, valueFor(token)))).isEqualTo(new Applied(0));

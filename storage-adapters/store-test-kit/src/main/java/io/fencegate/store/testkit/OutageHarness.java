@@ -27,6 +27,14 @@ public interface OutageHarness {
 
         /** The backend is back: operations must succeed again without a new store. */
         void restore() throws Exception;
+
+        /**
+         * A store that reaches the same data by another way while the cut lasts, for the suite to
+         * look at; null: the suite's own stores do (a TCP adapter's direct connection).
+         */
+        default GuardedStore witness() {
+            return null;
+        }
     }
 
     /** Starts a proxy to {@link #backend()} and a store through it; cut and restore act on the proxy. */
