@@ -1,0 +1,257 @@
+package io.fencegate.gateway.config;
+
+import io.fencegate.gateway.StoreBinding;
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.redis.FileTokenHighWaterMark;
+import io.fencegate.issuer.redis.RedisIssuerOptions;
+import io.fencegate.issuer.redis.RedisLeaseIssuer;
+import io.fencegate.issuer.zookeeper.TokenMode;
+import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
+import io.fencegate.store.GuardRule;
+import io.fencegate.store.GuardedStore;
+import io.fencegate.store.NamedSql;
+import io.fencegate.store.files.FilesGuardedStore;
+import io.fencegate.store.jdbc.JdbcGuardedStore;
+import io.fencegate.store.jdbc.JdbcStoreOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The issuer and stores a config names, opened and owned: {@link #close()} ends leases and sessions
+ * and closes pools, in reverse order of opening. Every key is checked before anything is opened;
+ * a failure names the key.
+ */
+public final class Backends implements AutoCloseable {
+    private static final Pattern STORE_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    private final LeaseIssuer issuer;
+    private final List<StoreBinding> stores;
+    private final List<AutoCloseable> owned;
+    private final String description;
+
+    private Backends(LeaseIssuer issuer, List<StoreBinding> stores, List<AutoCloseable> owned, String description) {
+        this.issuer = issuer;
+        this.stores = stores;
+        this.owned = owned;
+        this.description = description;
+    }
+
+    public LeaseIssuer issuer() {
+        return issuer;
+    }
+
+    public List<StoreBinding> stores() {
+        return stores;
+    }
+
+    /** One line for the start-up message: the issuer and the store names. */
+    public String describe() {
+        return description;
+    }
+
+    /** Checks every key of {@code config}; throws {@link ConfigException} naming the first bad one. */
+    public static void validate(GatewayConfig config) {
+        GatewayConfig.Issuer i = config.issuer();
+        if (i == null || i.type() == null) {
+            throw new ConfigException("issuer.type", "required: zookeeper, redis or embedded-zookeeper");
+        }
+        switch (i.type()) {
+            case "zookeeper" -> {
+                required("issuer.connectString", i.connectString());
+                tokenMode(i.tokenMode());
+                Durations.parse("issuer.sessionTimeout", i.sessionTimeout(), null);
+                Durations.parse("issuer.operationTimeout", i.operationTimeout(), null);
+            }
+            case "redis" -> {
+                required("issuer.uri", i.uri());
+                required("issuer.highWaterMarkFile", i.highWaterMarkFile());
+            }
+            case "embedded-zookeeper" -> required("issuer.dataDir", i.dataDir());
+            default -> throw new ConfigException("issuer.type",
+                    "expected zookeeper, redis or embedded-zookeeper, got '" + i.type() + "'");
+        }
+        if (config.stores().isEmpty()) {
+            throw new ConfigException("stores", "configure at least one store");
+        }
+        config.stores().forEach((name, s) -> validateStore("stores." + name, name, s));
+    }
+
+    private static void validateStore(String at, String name, GatewayConfig.Store s) {
+        if (!STORE_NAME.matcher(name).matches()) {
+            throw new ConfigException(at, "a store name is 1-64 of A-Z a-z 0-9 _ -");
+        }
+        if (s == null || s.type() == null) {
+            throw new ConfigException(at + ".type", "required: jdbc or files");
+        }
+        rule(at + ".rule", s.rule());
+        if (s.lock() != null && s.lock().isBlank()) {
+            throw new ConfigException(at + ".lock", "must not be blank (leave it out for one lock per item)");
+        }
+        switch (s.type()) {
+            case "jdbc" -> {
+                required(at + ".url", s.url());
+                if (!s.url().startsWith("jdbc:")) {
+                    throw new ConfigException(at + ".url", "expected a JDBC URL (jdbc:mariadb:, jdbc:mysql:, jdbc:postgresql:, jdbc:h2:), got '" + s.url() + "'");
+                }
+                Durations.parse(at + ".queryTimeout", s.queryTimeout(), null);
+                if (s.poolSize() != null && (s.poolSize() < 1 || s.poolSize() > 1000)) {
+                    throw new ConfigException(at + ".poolSize", "must be 1..1000, was " + s.poolSize());
+                }
+                s.statements().forEach((stmt, sql) -> {
+                    try {
+                        NamedSql.parse(sql);
+                    } catch (IllegalArgumentException e) {
+                        throw new ConfigException(at + ".statements." + stmt, e.getMessage());
+                    }
+                });
+            }
+            case "files" -> {
+                required(at + ".dir", s.dir());
+                if (!s.statements().isEmpty()) {
+                    throw new ConfigException(at + ".statements", "only SQL stores run statements");
+                }
+            }
+            default -> throw new ConfigException(at + ".type", "expected jdbc or files, got '" + s.type() + "'");
+        }
+    }
+
+    /** Validates, then opens the issuer and every store; on a failure closes what was opened. */
+    public static Backends open(GatewayConfig config) throws Exception {
+        validate(config);
+        List<AutoCloseable> owned = new ArrayList<>();
+        try {
+            GatewayConfig.Issuer i = config.issuer();
+            String issuerName;
+            LeaseIssuer issuer;
+            switch (i.type()) {
+                case "embedded-zookeeper" -> {
+                    EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(Path.of(i.dataDir()));
+                    owned.add(zk);
+                    issuer = zooKeeper(zk.connectString(), i);
+                    issuerName = "embedded ZooKeeper " + zk.connectString();
+                }
+                case "zookeeper" -> {
+                    issuer = zooKeeper(i.connectString(), i);
+                    issuerName = "ZooKeeper " + i.connectString();
+                }
+                default -> {
+                    issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(i.uri())
+                            .keyPrefix(i.keyPrefix() == null ? "fencegate:" : i.keyPrefix())
+                            .highWaterMark(new FileTokenHighWaterMark(Path.of(i.highWaterMarkFile()))));
+                    issuerName = "Redis " + i.uri().replaceAll("//[^@/]*@", "//***@");
+                }
+            }
+            owned.add(issuer);
+            List<StoreBinding> stores = new ArrayList<>();
+            for (Map.Entry<String, GatewayConfig.Store> e : config.stores().entrySet()) {
+                stores.add(openStore(e.getKey(), e.getValue(), owned));
+            }
+            String description = "issuer: " + issuerName + "; stores: " + String.join(", ", config.stores().keySet());
+            return new Backends(issuer, List.copyOf(stores), owned, description);
+        } catch (Exception | Error e) {
+            closeAll(owned, e);
+            throw e;
+        }
+    }
+
+    private static LeaseIssuer zooKeeper(String connectString, GatewayConfig.Issuer i) {
+        var b = ZooKeeperLeaseIssuer.builder().connectString(connectString).tokenMode(tokenMode(i.tokenMode()));
+        if (i.root() != null) {
+            b.root(i.root());
+        }
+        Duration session = Durations.parse("issuer.sessionTimeout", i.sessionTimeout(), null);
+        if (session != null) {
+            b.sessionTimeout(session);
+        }
+        Duration op = Durations.parse("issuer.operationTimeout", i.operationTimeout(), null);
+        if (op != null) {
+            b.operationTimeout(op);
+        }
+        return b.build();
+    }
+
+    private static StoreBinding openStore(String name, GatewayConfig.Store s, List<AutoCloseable> owned) {
+        GuardRule rule = rule("stores." + name + ".rule", s.rule());
+        if (s.type().equals("files")) {
+            Path dir = Path.of(s.dir());
+            if (!Files.isDirectory(dir)) {
+                throw new ConfigException("stores." + name + ".dir", "no such directory: " + dir.toAbsolutePath());
+            }
+            GuardedStore store = FilesGuardedStore.open(dir, rule);
+            owned.add(store);
+            return new StoreBinding(name, store, null, Map.of(), s.lock());
+        }
+        JdbcStoreOptions options = new JdbcStoreOptions().jdbcUrl(s.url()).username(s.user())
+                .password(s.password() == null ? "" : s.password()).name(name).rule(rule);
+        if (s.poolSize() != null) {
+            options.poolSize(s.poolSize());
+        }
+        Duration queryTimeout = Durations.parse("stores." + name + ".queryTimeout", s.queryTimeout(), null);
+        if (queryTimeout != null) {
+            options.queryTimeout(queryTimeout);
+        }
+        JdbcGuardedStore store;
+        try {
+            store = JdbcGuardedStore.open(options);
+        } catch (RuntimeException e) {
+            throw new ConfigException("stores." + name + ": cannot open " + s.url() + ": " + e.getMessage(), e);
+        }
+        owned.add(store);
+        Map<String, NamedSql> named = new LinkedHashMap<>();
+        s.statements().forEach((stmt, sql) -> named.put(stmt, NamedSql.parse(sql)));
+        return new StoreBinding(name, store, store, named, s.lock());
+    }
+
+    private static void required(String key, String value) {
+        if (value == null || value.isBlank()) {
+            throw new ConfigException(key, "required");
+        }
+    }
+
+    private static GuardRule rule(String key, String text) {
+        if (text == null || text.equals("strict")) {
+            return GuardRule.STRICT;
+        }
+        if (text.equals("same-lease")) {
+            return GuardRule.SAME_LEASE;
+        }
+        throw new ConfigException(key, "expected strict or same-lease, got '" + text + "'");
+    }
+
+    private static TokenMode tokenMode(String text) {
+        if (text == null) {
+            return TokenMode.ZXID;
+        }
+        try {
+            return TokenMode.valueOf(text.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("issuer.tokenMode", "expected zxid or cversion, got '" + text + "'");
+        }
+    }
+
+    private static void closeAll(List<AutoCloseable> owned, Throwable failure) {
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            try {
+                owned.get(i).close();
+            } catch (Exception e) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        RuntimeException failure = new RuntimeException("closing backends failed");
+        closeAll(owned, failure);
+        if (failure.getSuppressed().length > 0) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.fencegate.gateway.config;
+
+import io.fencegate.gateway.GatewayOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The embedded default, and the translation of a config's server and limits into {@link GatewayOptions}. */
+public final class Defaults {
+    private Defaults() {}
+
+    /**
+     * {@code fencegate serve} without a config: an in-process ZooKeeper, an H2 store {@code main}
+     * and a files store {@code files}, all under {@code data}; loopback, no auth.
+     */
+    public static GatewayConfig embedded(Path data) throws IOException {
+        Path root = data.toAbsolutePath().normalize();
+        Path files = Files.createDirectories(root.resolve("files"));
+        Files.createDirectories(root.resolve("h2"));
+        Map<String, GatewayConfig.Store> stores = new LinkedHashMap<>();
+        stores.put("main", new GatewayConfig.Store("jdbc", "strict", null, Map.of(),
+                "jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", "", null, null, null));
+        stores.put("files", new GatewayConfig.Store("files", "strict", null, Map.of(),
+                null, null, null, null, null, files.toString()));
+        GatewayConfig.Issuer issuer = new GatewayConfig.Issuer("embedded-zookeeper", null, null, null, null, null,
+                null, null, null, root.resolve("zookeeper").toString());
+        return new GatewayConfig(null, null, null, issuer, stores);
+    }
+
+    /** The HTTP options a config asks for (validated when the gateway starts). */
+    public static GatewayOptions options(GatewayConfig config) {
+        GatewayOptions o = new GatewayOptions().auth(config.auth());
+        GatewayConfig.Server s = config.server();
+        if (s.host() != null) {
+            o.host(s.host());
+        }
+        if (s.port() != null) {
+            o.port(s.port());
+        }
+        if (s.tls() != null) {
+            o.tls(new GatewayOptions.Tls(s.tls().certPath(), s.tls().keyPath()));
+        }
+        GatewayConfig.Limits l = config.limits();
+        if (l.maxBodyBytes() != null) {
+            o.maxBodyBytes(l.maxBodyBytes());
+        }
+        if (l.maxKeyBytes() != null) {
+            o.maxKeyBytes(l.maxKeyBytes());
+        }
+        o.requestTimeout(Durations.parse("limits.requestTimeout", l.requestTimeout(), o.requestTimeout()));
+        o.maxTtl(Durations.parse("limits.maxTtl", l.maxTtl(), o.maxTtl()));
+        o.maxWait(Durations.parse("limits.maxWait", l.maxWait(), o.maxWait()));
+        return o;
+    }
+
+}
