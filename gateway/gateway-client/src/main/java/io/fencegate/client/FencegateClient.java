@@ -48,7 +48,9 @@ public final class FencegateClient {
         this.authorization = b.apiKey == null ? null : "Bearer " + b.apiKey;
         this.timeout = b.timeout;
         this.http = b.httpClient != null ? b.httpClient
-                : HttpClient.newBuilder().connectTimeout(b.timeout).build();
+                // HTTP/1.1: JDK 17's client fails requests in flight when an HTTP/2 server sends GOAWAY,
+                // as a gateway draining for shutdown does; with 1.1 they complete.
+                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(b.timeout).build();
     }
 
     public static Builder builder(URI baseUri) {

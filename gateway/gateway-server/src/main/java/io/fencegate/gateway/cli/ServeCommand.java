@@ -87,6 +87,8 @@ final class ServeCommand implements Callable<Integer> {
 
     private static Runnable stop(Gateway gateway, Backends backends, Vertx vertx) {
         return () -> {
+            System.out.println("fencegate stopping: draining requests in flight");
+            System.out.flush();
             try {
                 gateway.close().await(STOP_SECONDS, TimeUnit.SECONDS);
             } catch (Exception e) {

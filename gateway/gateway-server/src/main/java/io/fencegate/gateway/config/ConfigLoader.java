@@ -45,6 +45,15 @@ public final class ConfigLoader {
         return parse(tree, env);
     }
 
+    /** Parses a YAML document given as text (tests, embedded configs). */
+    public static GatewayConfig parse(String yaml, Map<String, String> env) {
+        try {
+            return parse(YAML.readTree(yaml), env);
+        } catch (JsonProcessingException e) {
+            throw new ConfigException("config: not valid YAML: " + e.getOriginalMessage(), e);
+        }
+    }
+
     /** {@code tree} (a YAML document's root) with {@code env}'s overrides applied, mapped and checked. */
     static GatewayConfig parse(JsonNode tree, Map<String, String> env) {
         if (tree == null || tree.isMissingNode() || tree.isNull()) {

@@ -1,0 +1,98 @@
+package io.fencegate.gateway.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fencegate.gateway.GatewayOptions;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Config parsing, environment overrides, and validation messages that name the bad key. */
+class ConfigLoaderTest {
+    private static final String VALID = """
+            server: { host: 127.0.0.1, port: 8081 }
+            limits: { maxBodyBytes: 1024, requestTimeout: 5s, maxTtl: 10m }
+            issuer: { type: zookeeper, connectString: "127.0.0.1:2181", tokenMode: cversion }
+            stores:
+              orders:
+                type: jdbc
+                url: jdbc:mariadb://127.0.0.1:3306/shop
+                user: root
+                rule: same-lease
+                statements:
+                  debit: "UPDATE accounts SET balance = balance - :amount WHERE id = :id"
+              docs: { type: files, dir: /srv/docs, lock: docs-lock }
+            """;
+
+    private static void assertRefused(String yaml, Map<String, String> env, String message) {
+        assertThatThrownBy(() -> {
+            GatewayConfig config = ConfigLoader.parse(yaml, env);
+            Defaults.options(config);
+            Backends.validate(config);
+        })
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith(message);
+    }
+
+    @Test
+    void aValidConfigMapsToOptionsAndStores() {
+        GatewayConfig config = ConfigLoader.parse(VALID, Map.of());
+        Backends.validate(config);
+        GatewayOptions options = Defaults.options(config);
+        assertThat(options.port()).isEqualTo(8081);
+        assertThat(options.maxBodyBytes()).isEqualTo(1024);
+        assertThat(options.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(options.maxTtl()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(config.stores()).containsOnlyKeys("orders", "docs");
+        assertThat(config.stores().get("orders").statements()).containsKey("debit");
+        assertThat(config.stores().get("docs").lock()).isEqualTo("docs-lock");
+    }
+
+    @Test
+    void environmentVariablesOverrideKeysPresentOrNot() {
+        GatewayConfig config = ConfigLoader.parse(VALID, Map.of(
+                "FENCEGATE_SERVER_PORT", "9090",
+                "FENCEGATE_LIMITS_MAXWAIT", "3s",
+                "FENCEGATE_STORES_ORDERS_PASSWORD", "s3cret",
+                "FENCEGATE_ISSUER_CONNECTSTRING", "zk1:2181,zk2:2181",
+                "PATH", "/usr/bin"));
+        assertThat(Defaults.options(config).port()).isEqualTo(9090);
+        assertThat(Defaults.options(config).maxWait()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(config.stores().get("orders").password()).isEqualTo("s3cret");
+        assertThat(config.issuer().connectString()).isEqualTo("zk1:2181,zk2:2181");
+    }
+
+    @Test
+    void anOverrideThatNamesNoKeyIsAnError() {
+        assertRefused(VALID, Map.of("FENCEGATE_STORES_NOSUCH_URL", "x"), "FENCEGATE_STORES_NOSUCH_URL: names no config key");
+    }
+
+    @Test
+    void everyProblemNamesItsKey() {
+        assertRefused(VALID.replace("port: 8081", "port: 8081, bogus: 1"), Map.of(), "server.bogus: unknown key");
+        assertRefused(VALID.replace("port: 8081", "port: eighty"), Map.of(), "server.port:");
+        assertRefused(VALID.replace("rule: same-lease", "rule: lenient"), Map.of(),
+                "stores.orders.rule: expected strict or same-lease, got 'lenient'");
+        assertRefused(VALID.replace("requestTimeout: 5s", "requestTimeout: soon"), Map.of(), "limits.requestTimeout:");
+        assertRefused(VALID.replace("tokenMode: cversion", "tokenMode: random"), Map.of(), "issuer.tokenMode:");
+        assertRefused(VALID.replace("type: zookeeper", "type: etcd"), Map.of(), "issuer.type:");
+        assertRefused(VALID.replace("connectString: \"127.0.0.1:2181\", ", ""), Map.of(), "issuer.connectString: required");
+        assertRefused(VALID.replace("type: files, dir: /srv/docs", "type: files"), Map.of(), "stores.docs.dir: required");
+        assertRefused(VALID.replace("type: files", "type: s3"), Map.of(), "stores.docs.type:");
+        assertRefused(VALID.replace("url: jdbc:mariadb://127.0.0.1:3306/shop", "url: mariadb://x"), Map.of(), "stores.orders.url:");
+        assertRefused(VALID.replace("\"UPDATE accounts SET balance = balance - :amount WHERE id = :id\"", "\" \""), Map.of(),
+                "stores.orders.statements.debit:");
+        assertRefused("issuer: { type: zookeeper, connectString: x }\n", Map.of(), "stores: configure at least one store");
+        assertRefused("stores: {}\n", Map.of(), "issuer.type: required");
+    }
+
+    @Test
+    void serverOptionsAreCheckedWithTheirKeys() {
+        GatewayConfig config = ConfigLoader.parse(VALID.replace("host: 127.0.0.1", "host: 0.0.0.0"), Map.of());
+        assertThatThrownBy(() -> Defaults.options(config).validate()).hasMessageContaining("server.host")
+                .hasMessageContaining("auth");
+        GatewayConfig badKey = ConfigLoader.parse("auth: { keys: [ { name: a, sha256: nothex } ] }\n"
+                + VALID.substring(VALID.indexOf("issuer")), Map.of());
+        assertThatThrownBy(() -> Defaults.options(badKey).validate()).hasMessageContaining("auth.keys[0].sha256");
+    }
+}
