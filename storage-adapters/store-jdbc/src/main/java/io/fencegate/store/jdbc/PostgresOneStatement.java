@@ -1,5 +1,6 @@
 package io.fencegate.store.jdbc;
 
+import io.fencegate.schema.PostgresGuardSql;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Found;
 import io.fencegate.store.Missing;
@@ -26,28 +27,11 @@ import java.sql.SQLException;
  */
 final class PostgresOneStatement {
 
+    private static final String FENCED_READ_SQL = PostgresGuardSql.positional(PostgresGuardSql.FENCED_READ);
     private final String sql;
-    private static final String FENCED_READ_SQL =
-            "WITH p AS (SELECT CAST(? AS VARCHAR) AS r, CAST(? AS BIGINT) AS t),"
-            + " cur AS (SELECT i.token, i.fence, i.val FROM fencegate_item i, p WHERE i.resource = p.r FOR UPDATE OF i),"
-            + " upd AS (UPDATE fencegate_item i SET fence = p.t FROM p, cur WHERE i.resource = p.r AND cur.fence < p.t RETURNING 1),"
-            + " ins AS (INSERT INTO fencegate_item (resource, val, token, fence)"
-            + "         SELECT p.r, NULL, 0, p.t FROM p WHERE NOT EXISTS (SELECT 1 FROM cur)"
-            + "         ON CONFLICT (resource) DO NOTHING RETURNING 1)"
-            + " SELECT cur.token, cur.fence, cur.val, EXISTS (SELECT 1 FROM ins), EXISTS (SELECT 1 FROM upd)"
-            + " FROM (SELECT 1) AS one LEFT JOIN cur ON TRUE";
 
     PostgresOneStatement(GuardRule rule) {
-        String admits = rule == GuardRule.STRICT ? "cur.fence <= p.t AND cur.token < p.t" : "cur.fence <= p.t";
-        this.sql = "WITH p AS (SELECT CAST(? AS VARCHAR) AS r, CAST(? AS BYTEA) AS v, CAST(? AS BIGINT) AS t),"
-                + " cur AS (SELECT i.token, i.fence FROM fencegate_item i, p WHERE i.resource = p.r FOR UPDATE OF i),"
-                + " upd AS (UPDATE fencegate_item i SET val = p.v, token = p.t, fence = p.t FROM p, cur"
-                + "         WHERE i.resource = p.r AND " + admits + " RETURNING 1),"
-                + " ins AS (INSERT INTO fencegate_item (resource, val, token, fence)"
-                + "         SELECT p.r, p.v, p.t, p.t FROM p WHERE NOT EXISTS (SELECT 1 FROM cur)"
-                + "         ON CONFLICT (resource) DO NOTHING RETURNING 1)"
-                + " SELECT (SELECT token FROM cur), (SELECT fence FROM cur),"
-                + "        EXISTS (SELECT 1 FROM upd), EXISTS (SELECT 1 FROM ins)";
+        this.sql = PostgresGuardSql.positional(PostgresGuardSql.write(rule == GuardRule.STRICT));
     }
 
     /**

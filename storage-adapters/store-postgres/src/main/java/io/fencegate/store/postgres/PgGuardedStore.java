@@ -1,0 +1,251 @@
+package io.fencegate.store.postgres;
+
+import static io.fencegate.schema.PostgresGuardSql.ADVANCE_GUARD_ROW;
+import static io.fencegate.schema.PostgresGuardSql.CREATE_GUARD_ROW;
+import static io.fencegate.schema.PostgresGuardSql.FENCED_READ;
+import static io.fencegate.schema.PostgresGuardSql.LOCK_GUARD_ROW;
+import static io.fencegate.schema.PostgresGuardSql.READ;
+
+import io.fencegate.schema.PostgresGuardSql;
+import io.fencegate.store.Applied;
+import io.fencegate.store.Executed;
+import io.fencegate.store.Found;
+import io.fencegate.store.GuardRule;
+import io.fencegate.store.GuardedStatements;
+import io.fencegate.store.GuardedStore;
+import io.fencegate.store.Missing;
+import io.fencegate.store.NamedSql;
+import io.fencegate.store.ReadResult;
+import io.fencegate.store.Stale;
+import io.fencegate.store.StatementResult;
+import io.fencegate.store.StoreLimits;
+import io.fencegate.store.StoreUnavailableException;
+import io.fencegate.store.WriteResult;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The guarded store on PostgreSQL through the reactive vertx-pg-client: prepared, cached and
+ * pipelined statements; a write, delete or fenced read is one statement and one round trip
+ * ({@link PostgresGuardSql}). Nothing blocks: every call returns at once and completes on the
+ * pool's event loop. Every operation is bounded by {@link PgStoreOptions#operationTimeout()}; a
+ * failure to reach the server is a {@link StoreUnavailableException}, and the pool reconnects by
+ * itself when the server is back.
+ *
+ * <p>The tables come from fencegate's Flyway migrations ({@code FencegateSchema.migrate(dataSource)}
+ * with the JDBC driver, once, at deploy time); this store does not run DDL.
+ */
+public final class PgGuardedStore implements GuardedStore, GuardedStatements {
+    /** A first-write race is lost at most once per contender; more means something else is wrong. */
+    private static final int MAX_RACE_RETRIES = 5;
+
+    private final Pool pool;
+    private final PgStoreOptions options;
+    private final String writeSql;
+
+    private PgGuardedStore(Pool pool, PgStoreOptions options) {
+        this.pool = pool;
+        this.options = options;
+        this.writeSql = PostgresGuardSql.write(options.rule() == GuardRule.STRICT);
+    }
+
+    public static PgGuardedStore open(Vertx vertx, PgStoreOptions options) {
+        PgConnectOptions connect = new PgConnectOptions()
+                .setHost(options.host()).setPort(options.port()).setDatabase(options.database())
+                .setUser(options.user()).setPassword(options.password())
+                .setCachePreparedStatements(true)
+                .setPipeliningLimit(256);
+        if (options.schema() != null) {
+            connect.setProperties(Map.of("search_path", options.schema()));
+        }
+        int connectMs = (int) options.connectTimeout().toMillis();
+        Pool pool = PgBuilder.pool()
+                .with(new PoolOptions().setMaxSize(options.poolSize())
+                        .setConnectionTimeout(connectMs).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS))
+                .with(new NetClientOptions().setConnectTimeout(connectMs))
+                .connectingTo(connect)
+                .using(vertx)
+                .build();
+        return new PgGuardedStore(pool, options);
+    }
+
+    @Override
+    public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
+        try {
+            options.limits().checkKey(key);
+            StoreLimits.checkToken(token);
+            options.limits().checkValue(value);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return bounded(guardedWrite(key, token, Buffer.buffer(value), 0));
+    }
+
+    @Override
+    public CompletionStage<WriteResult> delete(String key, long token) {
+        try {
+            options.limits().checkKey(key);
+            StoreLimits.checkToken(token);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return bounded(guardedWrite(key, token, null, 0));
+    }
+
+    private Future<WriteResult> guardedWrite(String key, long token, Buffer value, int attempt) {
+        return pool.preparedQuery(writeSql).execute(Tuple.of(key, value, token)).compose(rows -> {
+            Row r = rows.iterator().next();
+            Long current = r.getLong(0);
+            if (r.getBoolean(3)) {
+                return Future.succeededFuture(new Applied(0));
+            }
+            if (current == null) { // a concurrent first writer won the insert: run it again
+                return retry(attempt, key, () -> guardedWrite(key, token, value, attempt + 1));
+            }
+            return Future.succeededFuture(r.getBoolean(2) ? new Applied(current) : new Stale(current, r.getLong(1), token));
+        });
+    }
+
+    @Override
+    public CompletionStage<ReadResult> read(String key) {
+        try {
+            options.limits().checkKey(key);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return bounded(pool.preparedQuery(READ).execute(Tuple.of(key)).map(rows -> {
+            if (rows.size() == 0) {
+                return new Missing(0, 0);
+            }
+            Row r = rows.iterator().next();
+            Buffer value = r.getBuffer(0);
+            return value == null ? new Missing(r.getLong(1), r.getLong(2))
+                    : new Found(value.getBytes(), r.getLong(1), r.getLong(2));
+        }));
+    }
+
+    @Override
+    public CompletionStage<ReadResult> fencedRead(String key, long token) {
+        try {
+            options.limits().checkKey(key);
+            StoreLimits.checkToken(token);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return bounded(fenced(key, token, 0));
+    }
+
+    private Future<ReadResult> fenced(String key, long token, int attempt) {
+        return pool.preparedQuery(FENCED_READ).execute(Tuple.of(key, token)).compose(rows -> {
+            Row r = rows.iterator().next();
+            if (r.getBoolean(3)) {
+                return Future.succeededFuture(new Missing(0, token));
+            }
+            Long current = r.getLong(0);
+            if (current == null) {
+                return retry(attempt, key, () -> fenced(key, token, attempt + 1));
+            }
+            long fence = r.getLong(1);
+            if (fence > token) {
+                return Future.succeededFuture(new Stale(current, fence, token));
+            }
+            Buffer value = r.getBuffer(2);
+            return Future.succeededFuture(value == null ? new Missing(current, token)
+                    : new Found(value.getBytes(), current, token));
+        });
+    }
+
+    /**
+     * One transaction: create the guard row if missing, lock it, check the token, run the
+     * statement with its parameters bound, advance the guard row, commit. Stale: nothing runs.
+     */
+    @Override
+    public CompletionStage<StatementResult> execute(String key, long token, NamedSql sql, Map<String, Object> params) {
+        Tuple bound;
+        try {
+            options.limits().checkKey(key);
+            StoreLimits.checkToken(token);
+            bound = Tuple.from(sql.bind(params));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String statement = sql.dollarNumbered();
+        Future<StatementResult> done = pool.withTransaction(conn -> conn.preparedQuery(CREATE_GUARD_ROW)
+                .execute(Tuple.of(key))
+                .compose(created -> conn.preparedQuery(LOCK_GUARD_ROW).execute(Tuple.of(key)))
+                .compose(locked -> {
+                    Row guard = locked.iterator().next();
+                    long current = guard.getLong(0);
+                    long fence = guard.getLong(1);
+                    if (!options.rule().admits(token, current, fence)) {
+                        return Future.succeededFuture(new Stale(current, fence, token));
+                    }
+                    return conn.preparedQuery(statement).execute(bound)
+                            .recover(e -> Future.failedFuture(e instanceof PgException pg && !unavailable(pg)
+                                    ? new IllegalArgumentException("statement failed: " + pg.getMessage(), pg) : e))
+                            .compose(ran -> conn.preparedQuery(ADVANCE_GUARD_ROW).execute(Tuple.of(key, token))
+                                    .map(advanced -> (StatementResult) new Executed(current, ran.rowCount())));
+                }));
+        return bounded(done);
+    }
+
+    private <T> Future<T> retry(int attempt, String key, java.util.function.Supplier<Future<T>> again) {
+        if (attempt >= MAX_RACE_RETRIES) {
+            return Future.failedFuture(new IllegalStateException("row of " + key + " vanished after a creation race"));
+        }
+        return again.get();
+    }
+
+    /** Bounds {@code f} by the operation timeout and turns connection trouble into StoreUnavailableException. */
+    private <T> CompletionStage<T> bounded(Future<T> f) {
+        return f.timeout(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .recover(translate())
+                .toCompletionStage();
+    }
+
+    private <T> Function<Throwable, Future<T>> translate() {
+        return e -> {
+            if (e instanceof IllegalArgumentException || e instanceof IllegalStateException
+                    || (e instanceof PgException pg && !unavailable(pg))) {
+                return Future.failedFuture(e);
+            }
+            return Future.failedFuture(new StoreUnavailableException(
+                    "postgres " + options.host() + ":" + options.port() + " unavailable: " + e.getMessage(), e));
+        };
+    }
+
+    /** Connection exceptions (08), server shutting down (57P), out of resources (53). */
+    private static boolean unavailable(PgException e) {
+        String state = e.getSqlState();
+        return state != null && (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53"));
+    }
+
+    @Override
+    public GuardRule rule() {
+        return options.rule();
+    }
+
+    @Override
+    public StoreLimits limits() {
+        return options.limits();
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}

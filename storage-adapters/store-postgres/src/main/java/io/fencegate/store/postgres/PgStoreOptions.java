@@ -1,0 +1,57 @@
+package io.fencegate.store.postgres;
+
+import io.fencegate.store.GuardRule;
+import io.fencegate.store.StoreLimits;
+import java.time.Duration;
+import java.util.Objects;
+
+/** Where the reactive Postgres store connects and how it behaves. Fluent setters, sane defaults. */
+public final class PgStoreOptions {
+    private String host = "127.0.0.1";
+    private int port = 5432;
+    private String database = "postgres";
+    private String user = "postgres";
+    private String password = "";
+    private String schema;
+    private int poolSize = 8;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration operationTimeout = Duration.ofSeconds(10);
+    private GuardRule rule = GuardRule.STRICT;
+    private StoreLimits limits = StoreLimits.DEFAULT;
+
+    public String host() { return host; }
+    public PgStoreOptions host(String host) { this.host = Objects.requireNonNull(host); return this; }
+
+    public int port() { return port; }
+    public PgStoreOptions port(int port) { this.port = port; return this; }
+
+    public String database() { return database; }
+    public PgStoreOptions database(String database) { this.database = Objects.requireNonNull(database); return this; }
+
+    public String user() { return user; }
+    public PgStoreOptions user(String user) { this.user = Objects.requireNonNull(user); return this; }
+
+    public String password() { return password; }
+    public PgStoreOptions password(String password) { this.password = password == null ? "" : password; return this; }
+
+    /** The schema holding fencegate's tables (the connection's search_path); null: the server's default. */
+    public String schema() { return schema; }
+    public PgStoreOptions schema(String schema) { this.schema = schema; return this; }
+
+    public int poolSize() { return poolSize; }
+    public PgStoreOptions poolSize(int poolSize) { this.poolSize = poolSize; return this; }
+
+    /** Bound on opening a connection and on waiting for one from the pool. */
+    public Duration connectTimeout() { return connectTimeout; }
+    public PgStoreOptions connectTimeout(Duration connectTimeout) { this.connectTimeout = connectTimeout; return this; }
+
+    /** Bound on every operation, end to end: past it the stage fails with StoreUnavailableException. */
+    public Duration operationTimeout() { return operationTimeout; }
+    public PgStoreOptions operationTimeout(Duration operationTimeout) { this.operationTimeout = operationTimeout; return this; }
+
+    public GuardRule rule() { return rule; }
+    public PgStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule); return this; }
+
+    public StoreLimits limits() { return limits; }
+    public PgStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits); return this; }
+}
