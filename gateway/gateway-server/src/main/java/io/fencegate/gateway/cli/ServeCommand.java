@@ -58,8 +58,8 @@ final class ServeCommand implements Callable<Integer> {
                 options.host(host);
             }
             options.validate();
-            backends = Backends.open(cfg);
             vertx = Vertx.vertx();
+            backends = Backends.open(cfg, vertx);
             GatewayMetrics metrics = GatewayMetrics.prometheus();
             Gateway gateway = Gateway.start(vertx, options, backends.issuer(), backends.stores(), metrics)
                     .await(60, TimeUnit.SECONDS);
@@ -75,11 +75,11 @@ final class ServeCommand implements Callable<Integer> {
             if (verbose) {
                 e.printStackTrace();
             }
-            if (vertx != null) {
-                vertx.close();
-            }
             if (backends != null) {
                 backends.close();
+            }
+            if (vertx != null) {
+                vertx.close();
             }
             return 2;
         }

@@ -7,12 +7,16 @@ import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
 import io.fencegate.issuer.zookeeper.TokenMode;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
+import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.files.FilesGuardedStore;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
+import io.fencegate.store.postgres.PgGuardedStore;
+import io.fencegate.store.postgres.PgStoreOptions;
+import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The issuer and stores a config names, opened and owned: {@link #close()} ends leases and sessions
@@ -30,6 +35,7 @@ import java.util.regex.Pattern;
  */
 public final class Backends implements AutoCloseable {
     private static final Pattern STORE_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    private static final Pattern SQL_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
     private final LeaseIssuer issuer;
     private final List<StoreBinding> stores;
@@ -88,42 +94,74 @@ public final class Backends implements AutoCloseable {
             throw new ConfigException(at, "a store name is 1-64 of A-Z a-z 0-9 _ -");
         }
         if (s == null || s.type() == null) {
-            throw new ConfigException(at + ".type", "required: jdbc or files");
+            throw new ConfigException(at + ".type", "required: postgres, jdbc or files");
         }
         rule(at + ".rule", s.rule());
         if (s.lock() != null && s.lock().isBlank()) {
             throw new ConfigException(at + ".lock", "must not be blank (leave it out for one lock per item)");
         }
         switch (s.type()) {
+            case "postgres" -> {
+                onlyFor(at, "postgres", "url", s.url(), "dir", s.dir());
+                if (s.port() != null && (s.port() < 1 || s.port() > 65535)) {
+                    throw new ConfigException(at + ".port", "must be 1..65535, was " + s.port());
+                }
+                if (s.schema() != null && !SQL_NAME.matcher(s.schema()).matches()) {
+                    throw new ConfigException(at + ".schema", "a schema name is 1-63 of a-z 0-9 _, starting with a letter or _");
+                }
+                validateSql(at, s);
+            }
             case "jdbc" -> {
+                onlyFor(at, "jdbc", "host", s.host(), "database", s.database(), "schema", s.schema(), "dir", s.dir());
+                if (s.port() != null) {
+                    throw new ConfigException(at + ".port", "not a key of a jdbc store: the port goes in the url");
+                }
                 required(at + ".url", s.url());
                 if (!s.url().startsWith("jdbc:")) {
                     throw new ConfigException(at + ".url", "expected a JDBC URL (jdbc:mariadb:, jdbc:mysql:, jdbc:postgresql:, jdbc:h2:), got '" + s.url() + "'");
                 }
-                Durations.parse(at + ".queryTimeout", s.queryTimeout(), null);
-                if (s.poolSize() != null && (s.poolSize() < 1 || s.poolSize() > 1000)) {
-                    throw new ConfigException(at + ".poolSize", "must be 1..1000, was " + s.poolSize());
-                }
-                s.statements().forEach((stmt, sql) -> {
-                    try {
-                        NamedSql.parse(sql);
-                    } catch (IllegalArgumentException e) {
-                        throw new ConfigException(at + ".statements." + stmt, e.getMessage());
-                    }
-                });
+                validateSql(at, s);
             }
             case "files" -> {
                 required(at + ".dir", s.dir());
+                onlyFor(at, "files", "url", s.url(), "host", s.host(), "database", s.database(), "schema", s.schema());
                 if (!s.statements().isEmpty()) {
                     throw new ConfigException(at + ".statements", "only SQL stores run statements");
                 }
             }
-            default -> throw new ConfigException(at + ".type", "expected jdbc or files, got '" + s.type() + "'");
+            default -> throw new ConfigException(at + ".type", "expected postgres, jdbc or files, got '" + s.type() + "'");
         }
     }
 
-    /** Validates, then opens the issuer and every store; on a failure closes what was opened. */
-    public static Backends open(GatewayConfig config) throws Exception {
+    /** Pool size, query timeout and statements: the keys every SQL store shares. */
+    private static void validateSql(String at, GatewayConfig.Store s) {
+        Durations.parse(at + ".queryTimeout", s.queryTimeout(), null);
+        if (s.poolSize() != null && (s.poolSize() < 1 || s.poolSize() > 1000)) {
+            throw new ConfigException(at + ".poolSize", "must be 1..1000, was " + s.poolSize());
+        }
+        s.statements().forEach((stmt, sql) -> {
+            try {
+                NamedSql.parse(sql);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(at + ".statements." + stmt, e.getMessage());
+            }
+        });
+    }
+
+    /** Refuses a key that belongs to another store type: set but ignored would hide a mistake. */
+    private static void onlyFor(String at, String type, String... keysAndValues) {
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            if (keysAndValues[i + 1] != null) {
+                throw new ConfigException(at + "." + keysAndValues[i], "not a key of a " + type + " store");
+            }
+        }
+    }
+
+    /**
+     * Validates, then opens the issuer and every store; on a failure closes what was opened.
+     * Reactive stores run on {@code vertx}, which the caller owns and closes after {@link #close()}.
+     */
+    public static Backends open(GatewayConfig config, Vertx vertx) throws Exception {
         validate(config);
         List<AutoCloseable> owned = new ArrayList<>();
         try {
@@ -151,7 +189,7 @@ public final class Backends implements AutoCloseable {
             owned.add(issuer);
             List<StoreBinding> stores = new ArrayList<>();
             for (Map.Entry<String, GatewayConfig.Store> e : config.stores().entrySet()) {
-                stores.add(openStore(e.getKey(), e.getValue(), owned));
+                stores.add(openStore(e.getKey(), e.getValue(), vertx, owned));
             }
             String description = "issuer: " + issuerName + "; stores: " + String.join(", ", config.stores().keySet());
             return new Backends(issuer, List.copyOf(stores), owned, description);
@@ -177,8 +215,11 @@ public final class Backends implements AutoCloseable {
         return b.build();
     }
 
-    private static StoreBinding openStore(String name, GatewayConfig.Store s, List<AutoCloseable> owned) {
+    private static StoreBinding openStore(String name, GatewayConfig.Store s, Vertx vertx, List<AutoCloseable> owned) {
         GuardRule rule = rule("stores." + name + ".rule", s.rule());
+        if (s.type().equals("postgres")) {
+            return openPostgres(name, s, rule, vertx, owned);
+        }
         if (s.type().equals("files")) {
             Path dir = Path.of(s.dir());
             if (!Files.isDirectory(dir)) {
@@ -207,6 +248,59 @@ public final class Backends implements AutoCloseable {
         Map<String, NamedSql> named = new LinkedHashMap<>();
         s.statements().forEach((stmt, sql) -> named.put(stmt, NamedSql.parse(sql)));
         return new StoreBinding(name, store, store, named, s.lock());
+    }
+
+    /** The reactive store; fencegate's tables are migrated first, over JDBC, into {@code schema}. */
+    private static StoreBinding openPostgres(String name, GatewayConfig.Store s, GuardRule rule, Vertx vertx,
+                                             List<AutoCloseable> owned) {
+        PgStoreOptions options = new PgStoreOptions().rule(rule).schema(s.schema());
+        if (s.host() != null) {
+            options.host(s.host());
+        }
+        if (s.port() != null) {
+            options.port(s.port());
+        }
+        if (s.database() != null) {
+            options.database(s.database());
+        }
+        if (s.user() != null) {
+            options.user(s.user());
+        }
+        options.password(s.password());
+        if (s.poolSize() != null) {
+            options.poolSize(s.poolSize());
+        }
+        Duration queryTimeout = Durations.parse("stores." + name + ".queryTimeout", s.queryTimeout(), null);
+        if (queryTimeout != null) {
+            options.operationTimeout(queryTimeout);
+        }
+        String where = options.host() + ":" + options.port() + "/" + options.database();
+        try {
+            FencegateSchema.migrate(migrationSource(options));
+        } catch (RuntimeException e) {
+            throw new ConfigException("stores." + name + ": cannot migrate " + where + ": " + e.getMessage(), e);
+        }
+        PgGuardedStore store = PgGuardedStore.open(vertx, options);
+        owned.add(store);
+        Map<String, NamedSql> named = new LinkedHashMap<>();
+        s.statements().forEach((stmt, sql) -> named.put(stmt, NamedSql.parse(sql)));
+        return new StoreBinding(name, store, store, named, s.lock());
+    }
+
+    private static PGSimpleDataSource migrationSource(PgStoreOptions options) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setServerNames(new String[] {options.host()});
+        ds.setPortNumbers(new int[] {options.port()});
+        ds.setDatabaseName(options.database());
+        ds.setUser(options.user());
+        ds.setPassword(options.password());
+        int seconds = (int) Math.max(1, options.connectTimeout().toSeconds());
+        ds.setConnectTimeout(seconds);
+        ds.setSocketTimeout((int) Math.max(60, options.operationTimeout().toSeconds()));
+        if (options.schema() != null) {
+            ds.setCurrentSchema(options.schema());
+        }
+        return ds;
     }
 
     private static void required(String key, String value) {

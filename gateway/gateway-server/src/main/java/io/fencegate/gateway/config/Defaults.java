@@ -21,9 +21,10 @@ public final class Defaults {
         Files.createDirectories(root.resolve("h2"));
         Map<String, GatewayConfig.Store> stores = new LinkedHashMap<>();
         stores.put("main", new GatewayConfig.Store("jdbc", "strict", null, Map.of(),
-                "jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", "", null, null, null));
+                "jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", "", null, null, null,
+                null, null, null, null));
         stores.put("files", new GatewayConfig.Store("files", "strict", null, Map.of(),
-                null, null, null, null, null, files.toString()));
+                null, null, null, null, null, files.toString(), null, null, null, null));
         GatewayConfig.Issuer issuer = new GatewayConfig.Issuer("embedded-zookeeper", null, null, null, null, null,
                 null, null, null, root.resolve("zookeeper").toString());
         return new GatewayConfig(null, null, null, issuer, stores);

@@ -36,15 +36,18 @@ public record GatewayConfig(
             String operationTimeout, String uri, String keyPrefix, String highWaterMarkFile, String dataDir) {}
 
     /**
-     * {@code type}: {@code jdbc} (url, user, password, poolSize, queryTimeout: MariaDB/MySQL,
-     * Postgres or H2, by the URL) or {@code files} (dir, which must exist). {@code rule}: strict
+     * {@code type}: {@code postgres} (host, port, database, schema, user, password, poolSize,
+     * queryTimeout: the reactive Postgres store), {@code jdbc} (url, user, password, poolSize,
+     * queryTimeout: MariaDB/MySQL, Postgres or H2, by the URL) or {@code files} (dir, which must
+     * exist). {@code rule}: strict
      * (default) or same-lease. {@code lock}: one lock for every item (default: each item's own lock
      * {@code {store}/{key}}). {@code statements}: name to SQL with {@code :param} placeholders, for
      * SQL stores.
      */
     public record Store(
             String type, String rule, String lock, Map<String, String> statements,
-            String url, String user, String password, Integer poolSize, String queryTimeout, String dir) {
+            String url, String user, String password, Integer poolSize, String queryTimeout, String dir,
+            String host, Integer port, String database, String schema) {
 
         public Store {
             statements = statements == null ? Map.of() : new LinkedHashMap<>(statements);

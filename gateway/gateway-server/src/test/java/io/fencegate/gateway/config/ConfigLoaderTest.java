@@ -23,6 +23,7 @@ class ConfigLoaderTest {
                 statements:
                   debit: "UPDATE accounts SET balance = balance - :amount WHERE id = :id"
               docs: { type: files, dir: /srv/docs, lock: docs-lock }
+              ledger: { type: postgres, host: 127.0.0.1, port: 5432, database: shop, schema: fencegate, poolSize: 4 }
             """;
 
     private static void assertRefused(String yaml, Map<String, String> env, String message) {
@@ -43,7 +44,8 @@ class ConfigLoaderTest {
         assertThat(options.maxBodyBytes()).isEqualTo(1024);
         assertThat(options.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(options.maxTtl()).isEqualTo(Duration.ofMinutes(10));
-        assertThat(config.stores()).containsOnlyKeys("orders", "docs");
+        assertThat(config.stores()).containsOnlyKeys("orders", "docs", "ledger");
+        assertThat(config.stores().get("ledger").schema()).isEqualTo("fencegate");
         assertThat(config.stores().get("orders").statements()).containsKey("debit");
         assertThat(config.stores().get("docs").lock()).isEqualTo("docs-lock");
     }
@@ -82,6 +84,14 @@ class ConfigLoaderTest {
         assertRefused(VALID.replace("url: jdbc:mariadb://127.0.0.1:3306/shop", "url: mariadb://x"), Map.of(), "stores.orders.url:");
         assertRefused(VALID.replace("\"UPDATE accounts SET balance = balance - :amount WHERE id = :id\"", "\" \""), Map.of(),
                 "stores.orders.statements.debit:");
+        assertRefused(VALID.replace("port: 5432", "port: 70000"), Map.of(), "stores.ledger.port: must be 1..65535");
+        assertRefused(VALID.replace("schema: fencegate", "schema: \"x; DROP\""), Map.of(), "stores.ledger.schema:");
+        assertRefused(VALID.replace("database: shop,", "database: shop, url: \"jdbc:postgresql://x/y\","), Map.of(),
+                "stores.ledger.url: not a key of a postgres store");
+        assertRefused(VALID.replace("user: root", "user: root\n    database: shop"), Map.of(),
+                "stores.orders.database: not a key of a jdbc store");
+        assertRefused(VALID.replace("lock: docs-lock", "lock: docs-lock, host: h"), Map.of(),
+                "stores.docs.host: not a key of a files store");
         assertRefused("issuer: { type: zookeeper, connectString: x }\n", Map.of(), "stores: configure at least one store");
         assertRefused("stores: {}\n", Map.of(), "issuer.type: required");
     }

@@ -13,6 +13,9 @@ import io.fencegate.gateway.StoreBinding;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.NamedSql;
+import io.fencegate.store.postgres.PgGuardedStore;
+import io.fencegate.store.postgres.PgStoreOptions;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
@@ -33,7 +36,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every row of DESIGN.md's HTTP contract, black-box over HTTP, against a gateway on the real
- * Postgres and MariaDB with a ZooKeeper issuer (an in-process ZooKeeper server).
+ * Postgres and MariaDB with a ZooKeeper issuer (an in-process ZooKeeper server). Store {@code pg}
+ * is the reactive Postgres store; {@code lenient} is the JDBC store on the same schema.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class GatewayContractIT {
@@ -53,8 +57,11 @@ class GatewayContractIT {
         postgres.execute("CREATE TABLE accounts (id VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL)");
         var issuer = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.getConnectString())
                 .operationTimeout(Duration.ofSeconds(5)).build();
-        var pg = postgres.store(GuardRule.STRICT);
-        var lenient = postgres.store(GuardRule.SAME_LEASE);
+        var lenient = postgres.store(GuardRule.SAME_LEASE); // opening it migrates the schema
+        Vertx pgVertx = Vertx.vertx();
+        var pg = PgGuardedStore.open(pgVertx, new PgStoreOptions().database("test").schema(postgres.name)
+                .poolSize(4).operationTimeout(Duration.ofSeconds(3)));
+        AutoCloseable closePgVertx = () -> pgVertx.close().await(10, TimeUnit.SECONDS);
         var maria = mariadb.store(GuardRule.STRICT);
         var shared = mariadb.store(GuardRule.STRICT);
         List<StoreBinding> stores = List.of(
@@ -64,7 +71,7 @@ class GatewayContractIT {
                 StoreBinding.of("lenient", lenient),
                 new StoreBinding("shared", shared, null, Map.of(), "shared-lock"));
         gw = new GatewayHarness(new GatewayOptions().maxBodyBytes(64 * 1024).maxTtl(Duration.ofMinutes(5)),
-                issuer, stores, List.of(zookeeper, postgres, mariadb, issuer, pg, lenient, maria, shared));
+                issuer, stores, List.of(zookeeper, postgres, mariadb, issuer, closePgVertx, pg, lenient, maria, shared));
         client = gw.client();
     }
 

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Two gateway processes on one ZooKeeper and one Postgres: a lease taken through one is renewed
- * and released through the other, and clients spread over both see one lock and one token order.
+ * Two gateway processes on one ZooKeeper and one Postgres (the reactive store, configured as
+ * {@code type: postgres}): a lease taken through one is renewed and released through the other,
+ * and clients spread over both see one lock and one token order.
  */
 class ScaleOutIT {
     private static final int WORKERS = 4;
@@ -40,8 +41,8 @@ class ScaleOutIT {
                     server: { port: 0 }
                     issuer: { type: zookeeper, connectString: "%s", operationTimeout: 5s }
                     stores:
-                      shop: { type: jdbc, url: "%s", user: postgres, poolSize: 4 }
-                    """.formatted(zookeeper.getConnectString(), db.url()));
+                      shop: { type: postgres, host: 127.0.0.1, port: 5432, database: test, schema: %s, user: postgres, poolSize: 4 }
+                    """.formatted(zookeeper.getConnectString(), db.name));
             try (GatewayProcess a = GatewayProcess.start(work, "serve", "--config", config.toString());
                     GatewayProcess b = GatewayProcess.start(work, "serve", "--config", config.toString())) {
                 a.awaitReady(90);

@@ -1,16 +1,20 @@
 package io.fencegate.store.postgres;
 
 import static io.fencegate.store.testkit.Stages.await;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.schema.FencegateSchema;
+import io.fencegate.store.Applied;
+import io.fencegate.store.Found;
 import io.fencegate.store.Executed;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.Stale;
 import io.fencegate.store.testkit.AbstractGuardedStoreContractTest;
+import io.fencegate.store.WriteResult;
 import io.fencegate.store.testkit.OutageHarness;
 import io.vertx.core.Vertx;
 import java.net.InetSocketAddress;
@@ -21,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -126,6 +131,23 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
                 var rs = s.executeQuery("SELECT balance FROM accounts WHERE id = '" + id + "'")) {
             rs.next();
             assertThat(rs.getLong(1)).isEqualTo(60);
+        }
+    }
+
+    /** README's snippet, as printed (the migration already ran in {@link #createSchema()}). */
+    @Test
+    void readmeSnippet() throws Exception {
+        long token = 7;
+        PgGuardedStore orders = PgGuardedStore.open(vertx, new PgStoreOptions()
+                .host("127.0.0.1").database("test").schema(schema).user("postgres")
+                .operationTimeout(Duration.ofSeconds(5)));            // past it: StoreUnavailableException
+        CompletionStage<WriteResult> sold = orders.fencedRead("stock/widget", token)
+                .thenCompose(read -> orders.write("stock/widget", token, "0".getBytes(UTF_8)));
+        try (orders) {
+            assertThat(sold.toCompletableFuture().get(10, TimeUnit.SECONDS)).isInstanceOf(Applied.class);
+            Found found = (Found) await(orders.read("stock/widget"));
+            assertThat(found.value()).asString(UTF_8).isEqualTo("0");
+            assertThat(found.token()).isEqualTo(7);
         }
     }
 }
