@@ -19,6 +19,7 @@ public final class GatewayOptions {
     private Duration maxTtl = Duration.ofHours(1);
     private Duration maxWait = Duration.ofSeconds(60);
     private Duration drainTimeout = Duration.ofSeconds(10);
+    private int eventLoops = Runtime.getRuntime().availableProcessors();
     private AuthConfig auth = AuthConfig.NONE;
     private Tls tls;
 
@@ -56,6 +57,10 @@ public final class GatewayOptions {
     public Duration drainTimeout() { return drainTimeout; }
     public GatewayOptions drainTimeout(Duration drainTimeout) { this.drainTimeout = drainTimeout; return this; }
 
+    /** How many event loops serve HTTP: one server instance each, sharing the port. */
+    public int eventLoops() { return eventLoops; }
+    public GatewayOptions eventLoops(int eventLoops) { this.eventLoops = eventLoops; return this; }
+
     public AuthConfig auth() { return auth; }
     public GatewayOptions auth(AuthConfig auth) { this.auth = Objects.requireNonNull(auth); return this; }
 
@@ -74,6 +79,9 @@ public final class GatewayOptions {
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("server.port must be 0..65535, was " + port);
+        }
+        if (eventLoops < 1 || eventLoops > 1024) {
+            throw new IllegalArgumentException("server.eventLoops must be 1..1024, was " + eventLoops);
         }
         positive("limits.maxBodyBytes", maxBodyBytes);
         positive("limits.maxKeyBytes", maxKeyBytes);

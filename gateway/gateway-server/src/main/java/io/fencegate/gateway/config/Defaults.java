@@ -40,6 +40,9 @@ public final class Defaults {
         if (s.port() != null) {
             o.port(s.port());
         }
+        if (s.eventLoops() != null) {
+            o.eventLoops(s.eventLoops());
+        }
         if (s.tls() != null) {
             o.tls(new GatewayOptions.Tls(s.tls().certPath(), s.tls().keyPath()));
         }

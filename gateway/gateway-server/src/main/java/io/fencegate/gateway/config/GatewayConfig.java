@@ -12,14 +12,17 @@ public record GatewayConfig(
         Server server, Limits limits, AuthConfig auth, Issuer issuer, Map<String, Store> stores) {
 
     public GatewayConfig {
-        server = server == null ? new Server(null, null, null) : server;
+        server = server == null ? new Server(null, null, null, null) : server;
         limits = limits == null ? new Limits(null, null, null, null, null) : limits;
         auth = auth == null ? AuthConfig.NONE : auth;
         stores = stores == null ? Map.of() : new LinkedHashMap<>(stores);
     }
 
-    /** {@code host} default 127.0.0.1, {@code port} default 8080, optional PEM {@code tls}. */
-    public record Server(String host, Integer port, Tls tls) {}
+    /**
+     * {@code host} default 127.0.0.1, {@code port} default 8080, optional PEM {@code tls},
+     * {@code eventLoops} default one per CPU.
+     */
+    public record Server(String host, Integer port, Tls tls, Integer eventLoops) {}
 
     public record Tls(String certPath, String keyPath) {}
 

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** Config parsing, environment overrides, and validation messages that name the bad key. */
 class ConfigLoaderTest {
     private static final String VALID = """
-            server: { host: 127.0.0.1, port: 8081 }
+            server: { host: 127.0.0.1, port: 8081, eventLoops: 3 }
             limits: { maxBodyBytes: 1024, requestTimeout: 5s, maxTtl: 10m }
             issuer: { type: zookeeper, connectString: "127.0.0.1:2181", tokenMode: cversion }
             stores:
@@ -41,6 +41,7 @@ class ConfigLoaderTest {
         Backends.validate(config);
         GatewayOptions options = Defaults.options(config);
         assertThat(options.port()).isEqualTo(8081);
+        assertThat(options.eventLoops()).isEqualTo(3);
         assertThat(options.maxBodyBytes()).isEqualTo(1024);
         assertThat(options.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(options.maxTtl()).isEqualTo(Duration.ofMinutes(10));
@@ -101,6 +102,8 @@ class ConfigLoaderTest {
         GatewayConfig config = ConfigLoader.parse(VALID.replace("host: 127.0.0.1", "host: 0.0.0.0"), Map.of());
         assertThatThrownBy(() -> Defaults.options(config).validate()).hasMessageContaining("server.host")
                 .hasMessageContaining("auth");
+        GatewayConfig noLoops = ConfigLoader.parse(VALID.replace("eventLoops: 3", "eventLoops: 0"), Map.of());
+        assertThatThrownBy(() -> Defaults.options(noLoops).validate()).hasMessageStartingWith("server.eventLoops");
         GatewayConfig badKey = ConfigLoader.parse("auth: { keys: [ { name: a, sha256: nothex } ] }\n"
                 + VALID.substring(VALID.indexOf("issuer")), Map.of());
         assertThatThrownBy(() -> Defaults.options(badKey).validate()).hasMessageContaining("auth.keys[0].sha256");
