@@ -1,8 +1,7 @@
 package io.fencegate.gateway.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
@@ -10,9 +9,9 @@ import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.Stale;
 import io.fencegate.client.WriteOutcome;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
