@@ -2,180 +2,47 @@ package io.fencegate.issuer.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fencegate.issuer.IssuerUnavailableException;
-import io.fencegate.issuer.Lease;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-/**
- * Redis forgets its token counter on FLUSHALL and on a restart without persistence; tokens must
- * still never repeat or go backwards. Runs on its own redis-server (never the shared one).
- */
-@Timeout(120)
-class RedisTokenCounterLossIT {
+/** The counter-loss contract with one mark file shared by both issuers (one host). */
+class RedisTokenCounterLossIT extends TokenCounterLossContract {
 
-    private static final List<String> LOCKS = List.of("orders/1", "orders/2", "orders/3");
-
-    @TempDir
-    Path dir;
-
-    private RedisServerProcess server;
-    private RedisLeaseIssuer first;
-    private RedisLeaseIssuer second;
-
-    @BeforeEach
-    void start() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
-        first = newIssuer();
-        second = newIssuer();
+    private Path markFile() {
+        return dir.resolve("marks/tokens.mark");
     }
 
-    @AfterEach
-    void stop() throws Exception {
-        first.close();
-        second.close();
-        server.kill();
-        assertThat(server.isAlive()).isFalse();
+    @Override
+    TokenHighWaterMark newMark() {
+        return new FileTokenHighWaterMark(markFile());
     }
 
-    /** Two issuers sharing one mark file; a tiny block so many refills happen. */
-    private RedisLeaseIssuer newIssuer() {
-        return new RedisLeaseIssuer(new RedisIssuerOptions().uri(server.uri()).keyPrefix("fencegate-test:")
-                .tokenBlock(7).commandTimeout(Duration.ofSeconds(1))
-                .highWaterMark(new FileTokenHighWaterMark(dir.resolve("marks/tokens.mark"))));
+    @Override
+    void loseMark() throws Exception {
+        Files.delete(markFile());
     }
 
+    /**
+     * Why issuers on several hosts need one shared mark ({@link JdbcTokenHighWaterMark}): with a
+     * mark file each, the issuer that restores a flushed counter knows only its own reservations,
+     * and hands out a token that another issuer already gave.
+     */
     @Test
-    void tokensAfterFlushallAndRestartExceedEveryEarlierTokenWithoutDuplicates() throws Exception {
-        Map<String, List<Long>> perLock = new HashMap<>();
-        List<Long> beforeFlush = grantRounds(20, perLock);
-        assertThat(server.command("FLUSHALL")).isEqualTo("+OK");
-        List<Long> afterFlush = grantRounds(20, perLock);
-        server.kill();
-        server.startAgain();
-        List<Long> afterRestart = grantRounds(20, perLock);
-
-        assertThat(Collections.min(afterFlush)).isGreaterThan(Collections.max(beforeFlush));
-        assertThat(Collections.min(afterRestart)).isGreaterThan(Collections.max(afterFlush));
-        List<Long> all = new ArrayList<>(beforeFlush);
-        all.addAll(afterFlush);
-        all.addAll(afterRestart);
-        assertThat(all).doesNotHaveDuplicates();
-        perLock.forEach((lock, tokens) -> assertThat(tokens).as(lock).isSortedAccordingTo(Long::compare)
-                .doesNotHaveDuplicates());
-    }
-
-    @Test
-    void concurrentGrantsAcrossAFlushallNeverRepeatOrGoBack() throws Exception {
-        List<long[]> grants = Collections.synchronizedList(new ArrayList<>()); // {startNanos, endNanos, token}
-        AtomicBoolean stop = new AtomicBoolean();
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        List<Future<?>> workers = new ArrayList<>();
-        for (int t = 0; t < 4; t++) {
-            RedisLeaseIssuer issuer = t % 2 == 0 ? first : second;
-            String lock = "worker-" + t;
-            workers.add(pool.submit(() -> {
-                while (!stop.get()) {
-                    long startNanos = System.nanoTime();
-                    Optional<Lease> lease = acquireRetrying(issuer, lock);
-                    long endNanos = System.nanoTime();
-                    if (lease.isPresent()) {
-                        grants.add(new long[] {startNanos, endNanos, lease.get().token()});
-                        issuer.release(lease.get().leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS);
-                    }
-                }
-                return null;
-            }));
-        }
-        Thread.sleep(500);
-        long flushStart = System.nanoTime();
-        assertThat(server.command("FLUSHALL")).isEqualTo("+OK");
-        long flushEnd = System.nanoTime();
-        Thread.sleep(500);
-        stop.set(true);
-        for (Future<?> worker : workers) {
-            worker.get(30, TimeUnit.SECONDS);
-        }
-        pool.shutdown();
-
-        List<Long> tokens = grants.stream().map(g -> g[2]).toList();
-        assertThat(tokens).doesNotHaveDuplicates();
-        long maxBefore = grants.stream().filter(g -> g[1] < flushStart).mapToLong(g -> g[2]).max().orElseThrow();
-        long minAfter = grants.stream().filter(g -> g[0] > flushEnd).mapToLong(g -> g[2]).min().orElseThrow();
-        assertThat(minAfter).isGreaterThan(maxBefore);
-    }
-
-    @Test
-    void grantsAreForgottenAfterFlushallWhichOnlyRefusesWrites() throws Exception {
-        Lease lease = first.acquire("orders/9", Duration.ofSeconds(10), Duration.ZERO).toCompletableFuture()
-                .get(10, TimeUnit.SECONDS).orElseThrow();
-        assertThat(second.wasGranted("orders/9", lease.token()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
-        server.command("FLUSHALL");
-        // documented: after Redis loses its data, old grants are unknown (false only refuses a write) ...
-        try (RedisLeaseIssuer fresh = newIssuer()) {
-            assertThat(fresh.wasGranted("orders/9", lease.token()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isFalse();
-        }
-        // ... except to issuers that already saw them (true answers are permanent facts, cached)
-        assertThat(first.wasGranted("orders/9", lease.token()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(second.wasGranted("orders/9", lease.token()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
-    }
-
-    @Test
-    void lostMarkFileWhileRedisKeepsTheCounterStillNeverGoesBack() throws Exception {
-        List<Long> before = grantRounds(5, new HashMap<>());
-        java.nio.file.Files.delete(dir.resolve("marks/tokens.mark"));
-        List<Long> after = grantRounds(5, new HashMap<>());
-        assertThat(Collections.min(after)).isGreaterThan(Collections.max(before));
-        // the mark caught up with Redis's counter again
-        assertThat(new FileTokenHighWaterMark(dir.resolve("marks/tokens.mark")).read())
-                .isGreaterThanOrEqualTo(Collections.max(after));
-    }
-
-    /** Acquires and releases each lock {@code rounds} times; answers tokens in grant order. */
-    private List<Long> grantRounds(int rounds, Map<String, List<Long>> perLock) throws Exception {
-        List<Long> tokens = new ArrayList<>();
-        for (int i = 0; i < rounds; i++) {
-            for (String lock : LOCKS) {
-                RedisLeaseIssuer issuer = (i + lock.hashCode()) % 2 == 0 ? first : second;
-                Lease lease = acquireRetrying(issuer, lock).orElseThrow();
-                tokens.add(lease.token());
-                perLock.computeIfAbsent(lock, k -> new ArrayList<>()).add(lease.token());
-                issuer.release(lease.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    void separateMarkFilesDoNotCoverEachOthersTokens() throws Exception {
+        try (RedisLeaseIssuer busy = newIssuer(new FileTokenHighWaterMark(dir.resolve("host-a/tokens.mark")));
+                RedisLeaseIssuer idle = newIssuer(new FileTokenHighWaterMark(dir.resolve("host-b/tokens.mark")))) {
+            List<Long> before = new ArrayList<>();
+            before.add(grant(idle, "orders/1"));
+            for (int i = 0; i < 30; i++) {
+                before.add(grant(busy, "orders/1"));
             }
-        }
-        return tokens;
-    }
-
-    /** Retries while the client reconnects after a restart; bounded. */
-    private static Optional<Lease> acquireRetrying(RedisLeaseIssuer issuer, String lock) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
-            try {
-                return issuer.acquire(lock, Duration.ofSeconds(10), Duration.ofSeconds(5)).toCompletableFuture()
-                        .get(30, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof IssuerUnavailableException) || System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(20);
-            }
+            assertThat(server.command("FLUSHALL")).isEqualTo("+OK");
+            long afterLoss = grant(idle, "orders/1");
+            assertThat(afterLoss).as("a token at or below one already granted: fencing is broken")
+                    .isLessThanOrEqualTo(before.stream().mapToLong(Long::longValue).max().orElseThrow());
         }
     }
 }

@@ -1,10 +1,14 @@
 package io.fencegate.gateway.config;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.redis.FileTokenHighWaterMark;
+import io.fencegate.issuer.redis.JdbcTokenHighWaterMark;
 import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
+import io.fencegate.issuer.redis.TokenHighWaterMark;
 import io.fencegate.issuer.zookeeper.TokenMode;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.schema.FencegateSchema;
@@ -35,6 +39,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class Backends implements AutoCloseable {
     private static final Pattern STORE_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    private static final Duration MARK_TIMEOUT = Duration.ofSeconds(5);
     private static final Pattern SQL_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
     private final LeaseIssuer issuer;
@@ -77,7 +82,13 @@ public final class Backends implements AutoCloseable {
             }
             case "redis" -> {
                 required("issuer.uri", i.uri());
-                required("issuer.highWaterMarkFile", i.highWaterMarkFile());
+                if ((i.highWaterMarkFile() == null) == (i.highWaterMarkUrl() == null)) {
+                    throw new ConfigException("issuer.highWaterMarkFile",
+                            "set either highWaterMarkFile (one host) or highWaterMarkUrl (a database all gateways share)");
+                }
+                if (i.highWaterMarkUrl() != null && !i.highWaterMarkUrl().startsWith("jdbc:")) {
+                    throw new ConfigException("issuer.highWaterMarkUrl", "expected a JDBC URL, got '" + i.highWaterMarkUrl() + "'");
+                }
             }
             case "embedded-zookeeper" -> required("issuer.dataDir", i.dataDir());
             default -> throw new ConfigException("issuer.type",
@@ -180,9 +191,9 @@ public final class Backends implements AutoCloseable {
                     issuerName = "ZooKeeper " + i.connectString();
                 }
                 default -> {
-                    issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(i.uri())
-                            .keyPrefix(i.keyPrefix() == null ? "fencegate:" : i.keyPrefix())
-                            .highWaterMark(new FileTokenHighWaterMark(Path.of(i.highWaterMarkFile()))));
+                    String prefix = i.keyPrefix() == null ? "fencegate:" : i.keyPrefix();
+                    issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(i.uri()).keyPrefix(prefix)
+                            .highWaterMark(highWaterMark(i, prefix, owned)));
                     issuerName = "Redis " + i.uri().replaceAll("//[^@/]*@", "//***@");
                 }
             }
@@ -197,6 +208,37 @@ public final class Backends implements AutoCloseable {
             closeAll(owned, e);
             throw e;
         }
+    }
+
+    /**
+     * The Redis issuer's durable token bound: a file, or a row in a database every gateway on the
+     * key prefix shares (migrated here, pool owned and closed after the issuer).
+     */
+    private static TokenHighWaterMark highWaterMark(GatewayConfig.Issuer i, String prefix, List<AutoCloseable> owned) {
+        if (i.highWaterMarkFile() != null) {
+            return new FileTokenHighWaterMark(Path.of(i.highWaterMarkFile()));
+        }
+        HikariConfig pool = new HikariConfig();
+        pool.setPoolName("fencegate-token-mark");
+        pool.setJdbcUrl(i.highWaterMarkUrl());
+        pool.setUsername(i.highWaterMarkUser());
+        pool.setPassword(i.highWaterMarkPassword() == null ? "" : i.highWaterMarkPassword());
+        pool.setMaximumPoolSize(2);
+        pool.setConnectionTimeout(MARK_TIMEOUT.toMillis());
+        pool.setInitializationFailTimeout(MARK_TIMEOUT.toMillis());
+        HikariDataSource dataSource;
+        try {
+            dataSource = new HikariDataSource(pool);
+        } catch (RuntimeException e) {
+            throw new ConfigException("issuer.highWaterMarkUrl: cannot open " + i.highWaterMarkUrl() + ": " + e.getMessage(), e);
+        }
+        owned.add(dataSource);
+        try {
+            FencegateSchema.migrate(dataSource);
+        } catch (RuntimeException e) {
+            throw new ConfigException("issuer.highWaterMarkUrl: cannot migrate " + i.highWaterMarkUrl() + ": " + e.getMessage(), e);
+        }
+        return new JdbcTokenHighWaterMark(dataSource, prefix, MARK_TIMEOUT);
     }
 
     private static LeaseIssuer zooKeeper(String connectString, GatewayConfig.Issuer i) {

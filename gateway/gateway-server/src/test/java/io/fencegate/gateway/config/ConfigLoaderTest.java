@@ -93,6 +93,11 @@ class ConfigLoaderTest {
                 "stores.orders.database: not a key of a jdbc store");
         assertRefused(VALID.replace("lock: docs-lock", "lock: docs-lock, host: h"), Map.of(),
                 "stores.docs.host: not a key of a files store");
+        String redis = "issuer: { type: redis, uri: \"redis://127.0.0.1:6379\" }\n" + VALID.substring(VALID.indexOf("stores:"));
+        assertRefused(redis, Map.of(), "issuer.highWaterMarkFile: set either");
+        assertRefused(redis, Map.of("FENCEGATE_ISSUER_HIGHWATERMARKFILE", "/m", "FENCEGATE_ISSUER_HIGHWATERMARKURL", "jdbc:h2:mem:m"),
+                "issuer.highWaterMarkFile: set either");
+        assertRefused(redis, Map.of("FENCEGATE_ISSUER_HIGHWATERMARKURL", "postgres://db/marks"), "issuer.highWaterMarkUrl:");
         assertRefused("issuer: { type: zookeeper, connectString: x }\n", Map.of(), "stores: configure at least one store");
         assertRefused("stores: {}\n", Map.of(), "issuer.type: required");
     }

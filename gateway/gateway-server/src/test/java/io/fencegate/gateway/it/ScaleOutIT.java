@@ -6,6 +6,7 @@ import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.WriteOutcome;
+import io.lettuce.core.RedisClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -22,9 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Two gateway processes on one ZooKeeper and one Postgres (the reactive store, configured as
- * {@code type: postgres}): a lease taken through one is renewed and released through the other,
- * and clients spread over both see one lock and one token order.
+ * Two gateway processes on one issuer (a ZooKeeper, or Redis with a shared token high-water mark)
+ * and one Postgres (the reactive store, {@code type: postgres}): a lease taken through one is
+ * renewed and released through the other, and clients spread over both see one lock and one
+ * token order.
  */
 class ScaleOutIT {
     private static final int WORKERS = 4;
@@ -32,17 +35,51 @@ class ScaleOutIT {
 
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
-    void twoGatewaysShareOneLockAndOneTokenOrder() throws Exception {
-        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "scale-out");
+    void twoGatewaysOnZooKeeperShareOneLockAndOneTokenOrder() throws Exception {
         try (TestingServer zookeeper = new TestingServer(true);
                 TestDatabases db = TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
+            runTwoGateways("""
+                    issuer: { type: zookeeper, connectString: "%s", operationTimeout: 5s }
+                    """.formatted(zookeeper.getConnectString()), db);
+        }
+    }
+
+    /** The Redis issuer on two hosts: its token high-water mark is a row both gateways share. */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void twoGatewaysOnRedisShareOneLockAndOneTokenOrder() throws Exception {
+        String prefix = "fg-scale-" + UUID.randomUUID() + ":";
+        try (TestDatabases db = TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
+            runTwoGateways("""
+                    issuer:
+                      type: redis
+                      uri: redis://127.0.0.1:6379
+                      keyPrefix: "%s"
+                      highWaterMarkUrl: "%s"
+                      highWaterMarkUser: postgres
+                    """.formatted(prefix, db.url()), db);
+            assertThat(db.queryLong("SELECT mark FROM fencegate_token_mark WHERE name = '" + prefix + "'"))
+                    .as("the shared mark covers the tokens").isPositive();
+        } finally {
+            try (var redis = RedisClient.create("redis://127.0.0.1:6379"); var c = redis.connect()) {
+                var keys = c.sync().keys(prefix + "*");
+                if (!keys.isEmpty()) {
+                    c.sync().del(keys.toArray(String[]::new));
+                }
+            }
+        }
+    }
+
+    private static void runTwoGateways(String issuerYaml, TestDatabases db) throws Exception {
+        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "scale-out");
+        try {
             Path config = work.resolve("fencegate.yaml");
             Files.writeString(config, """
                     server: { port: 0 }
-                    issuer: { type: zookeeper, connectString: "%s", operationTimeout: 5s }
+                    %s
                     stores:
                       shop: { type: postgres, host: 127.0.0.1, port: 5432, database: test, schema: %s, user: postgres, poolSize: 4 }
-                    """.formatted(zookeeper.getConnectString(), db.name));
+                    """.formatted(issuerYaml.strip(), db.name));
             try (GatewayProcess a = GatewayProcess.start(work, "serve", "--config", config.toString());
                     GatewayProcess b = GatewayProcess.start(work, "serve", "--config", config.toString())) {
                 a.awaitReady(90);
