@@ -2,9 +2,11 @@ package io.fencegate.schema;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Locale;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
 
 /**
  * fencegate's tables ({@code fencegate_item}, {@code fencegate_fence}) as Flyway migrations,
@@ -45,6 +47,9 @@ public final class FencegateSchema {
         }
     }
 
+    /** Waits 50 ms, 100 ms, ... between attempts: about 10 s in all. */
+    private static final int BASELINE_RACE_ATTEMPTS = 20;
+
     private FencegateSchema() {
     }
 
@@ -55,7 +60,7 @@ public final class FencegateSchema {
 
     /**
      * Brings fencegate's tables in the data source's default schema up to date. Idempotent;
-     * safe to call from several processes at once (Flyway locks its history table).
+     * safe to call from several processes at once, also on a fresh schema (see below).
      */
     public static void migrate(DataSource dataSource) {
         Dialect dialect;
@@ -64,14 +69,45 @@ public final class FencegateSchema {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot reach the database to migrate it: " + e.getMessage(), e);
         }
-        Flyway.configure()
+        Flyway flyway = Flyway.configure()
                 .dataSource(dataSource)
                 .locations(location(dialect))
                 .table(HISTORY_TABLE)
                 // The schema may already hold the application's own tables.
                 .baselineOnMigrate(true)
                 .baselineVersion("0")
-                .load()
-                .migrate();
+                .load();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                flyway.migrate();
+                return;
+            } catch (FlywayException e) {
+                // Flyway serialises migrations with its own lock, but not the baseline of a fresh
+                // schema: a process that finds the history table just created by another, still
+                // empty, refuses to baseline. Once the other has recorded it, migrating is a no-op.
+                if (attempt >= BASELINE_RACE_ATTEMPTS || !isBaselineRace(e)) {
+                    throw e;
+                }
+                pause(Duration.ofMillis(50L * attempt));
+            }
+        }
+    }
+
+    private static boolean isBaselineRace(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("already exists, and is empty")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while migrating", e);
+        }
     }
 }

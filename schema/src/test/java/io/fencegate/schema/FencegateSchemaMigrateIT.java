@@ -8,7 +8,14 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
@@ -73,6 +80,72 @@ class FencegateSchemaMigrateIT {
         assertThat(count(ds, "SELECT count(*) FROM information_schema.tables WHERE lower(table_name) IN ('fencegate_item', 'fencegate_fence')"))
                 .isEqualTo(2);
         exec(ds, "SHUTDOWN");
+    }
+
+    /** Gateways starting together all migrate the same fresh schema: every one must succeed. */
+    @Test
+    void concurrentFirstMigrationsOnPostgresAllSucceed() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            String schema = randomName();
+            admin("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "CREATE SCHEMA " + schema);
+            try {
+                migrateConcurrently(() -> {
+                    PGSimpleDataSource ds = new PGSimpleDataSource();
+                    ds.setURL("jdbc:postgresql://127.0.0.1:5432/test?currentSchema=" + schema);
+                    ds.setUser("postgres");
+                    return ds;
+                });
+            } finally {
+                admin("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            }
+        }
+    }
+
+    @Test
+    void concurrentFirstMigrationsOnMariaDbAllSucceed() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            String database = randomName();
+            admin("jdbc:mariadb://127.0.0.1:3306/", "root", "CREATE DATABASE " + database);
+            try {
+                migrateConcurrently(() -> {
+                    MariaDbDataSource ds = new MariaDbDataSource("jdbc:mariadb://127.0.0.1:3306/" + database);
+                    ds.setUser("root");
+                    ds.setPassword("");
+                    return ds;
+                });
+            } finally {
+                admin("jdbc:mariadb://127.0.0.1:3306/", "root", "DROP DATABASE IF EXISTS " + database);
+            }
+        }
+    }
+
+    private interface DataSources {
+        DataSource next() throws SQLException;
+    }
+
+    private static void migrateConcurrently(DataSources dataSources) throws Exception {
+        int migrators = 6;
+        ExecutorService pool = Executors.newFixedThreadPool(migrators);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < migrators; i++) {
+                DataSource ds = dataSources.next();
+                done.add(pool.submit(() -> {
+                    start.await();
+                    FencegateSchema.migrate(ds);
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            DataSource ds = dataSources.next();
+            assertThat(count(ds, "SELECT count(*) FROM fencegate_token_mark")).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     private static void migrateTwiceNextToAnApplicationTable(DataSource ds, String history) throws SQLException {
