@@ -88,6 +88,11 @@ final class GatewayProcess implements AutoCloseable {
         process.toHandle().destroy();
     }
 
+    /** SIGKILL: no shutdown hook, no drain, no goodbye to ZooKeeper. */
+    void kill() {
+        process.toHandle().destroyForcibly();
+    }
+
     /** Waits for the process to end; answers its exit code. Everything it printed is in {@link #output()}. */
     int exit(long seconds) throws Exception {
         if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
