@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -26,7 +25,14 @@ final class GrantLog {
     private final CuratorFramework client;
     private final AsyncZk zk;
     private final LockNodes nodes;
-    private final Map<String, AtomicInteger> grantsSincePrune = new ConcurrentHashMap<>();
+    /** Per busy lock; bounded, since a gateway may lock millions of items (a dropped count only delays a prune). */
+    private final Map<String, AtomicInteger> grantsSincePrune = Collections.synchronizedMap(
+            new LinkedHashMap<>(256, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, AtomicInteger> eldest) {
+                    return size() > CACHE_ENTRIES;
+                }
+            });
     /** Positive answers only: a grant is a permanent fact, a "no" may become "yes" later. */
     private final Map<String, Boolean> known = Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, true) {
         @Override

@@ -52,6 +52,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     private final ConnectionStateListener sessionWatch;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration operationTimeout;
+    private final IdleLockSweeper sweeper;
 
     private ZooKeeperLeaseIssuer(Builder builder) {
         this.operationTimeout = builder.operationTimeout;
@@ -68,6 +69,11 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         this.parts = new IssuerParts(client, zk, nodes, builder.tokenMode, scheduler,
                 new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler));
         this.modeMarker = new TokenModeMarker(parts);
+        this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
+                : new IdleLockSweeper(parts, builder.forgetIdleLocksAfter);
+        if (sweeper != null) {
+            parts.held().addListener((lease, reason) -> sweeper.leaseEnded(lease.lock()));
+        }
         // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
         this.sessionWatch = (c, state) -> {
             if (state == ConnectionState.LOST) {
@@ -160,6 +166,9 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             return parts.delete(lease.path, lease.version).thenCompose(code -> switch (code) {
                 case OK -> {
                     parts.held().forget(lease.path);
+                    if (sweeper != null) {
+                        sweeper.leaseEnded(lease.data.lock());
+                    }
                     yield CompletableFuture.completedFuture(true);
                 }
                 case NONODE -> CompletableFuture.completedFuture(false);
@@ -280,6 +289,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         private TokenMode tokenMode = TokenMode.ZXID;
         private Duration operationTimeout = Duration.ofSeconds(5);
         private Duration sessionTimeout = Duration.ofSeconds(15);
+        private Duration forgetIdleLocksAfter = Duration.ofMinutes(10);
 
         private Builder() { }
 
@@ -318,6 +328,17 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             return this;
         }
 
+        /**
+         * Removes a lock's grant log (and, in ZXID mode, its node) once no lease has been on it for
+         * this long (default 10 min); {@link Duration#ZERO} keeps every lock's nodes forever. A
+         * holder whose lease ended longer ago than this is refused as "not granted" rather than
+         * "stale": refused either way.
+         */
+        public Builder forgetIdleLocksAfter(Duration idle) {
+            this.forgetIdleLocksAfter = idle;
+            return this;
+        }
+
         public ZooKeeperLeaseIssuer build() {
             if ((client == null) == (connectString == null || connectString.isBlank())) {
                 throw new IllegalArgumentException("exactly one of client or connectString must be set");
@@ -333,6 +354,10 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             Objects.requireNonNull(tokenMode, "tokenMode");
             requirePositive("operationTimeout", operationTimeout);
             requirePositive("sessionTimeout", sessionTimeout);
+            if (forgetIdleLocksAfter == null || forgetIdleLocksAfter.isNegative()) {
+                throw new IllegalArgumentException("forgetIdleLocksAfter must be zero (never) or positive, was "
+                        + forgetIdleLocksAfter);
+            }
             return new ZooKeeperLeaseIssuer(this);
         }
     }

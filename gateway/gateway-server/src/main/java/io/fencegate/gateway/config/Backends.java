@@ -79,6 +79,7 @@ public final class Backends implements AutoCloseable {
                 tokenMode(i.tokenMode());
                 Durations.parse("issuer.sessionTimeout", i.sessionTimeout(), null);
                 Durations.parse("issuer.operationTimeout", i.operationTimeout(), null);
+                Durations.parse("issuer.forgetIdleLocksAfter", i.forgetIdleLocksAfter(), null);
             }
             case "redis" -> {
                 required("issuer.uri", i.uri());
@@ -90,7 +91,10 @@ public final class Backends implements AutoCloseable {
                     throw new ConfigException("issuer.highWaterMarkUrl", "expected a JDBC URL, got '" + i.highWaterMarkUrl() + "'");
                 }
             }
-            case "embedded-zookeeper" -> required("issuer.dataDir", i.dataDir());
+            case "embedded-zookeeper" -> {
+                required("issuer.dataDir", i.dataDir());
+                Durations.parse("issuer.forgetIdleLocksAfter", i.forgetIdleLocksAfter(), null);
+            }
             default -> throw new ConfigException("issuer.type",
                     "expected zookeeper, redis or embedded-zookeeper, got '" + i.type() + "'");
         }
@@ -253,6 +257,10 @@ public final class Backends implements AutoCloseable {
         Duration op = Durations.parse("issuer.operationTimeout", i.operationTimeout(), null);
         if (op != null) {
             b.operationTimeout(op);
+        }
+        Duration idle = Durations.parse("issuer.forgetIdleLocksAfter", i.forgetIdleLocksAfter(), null);
+        if (idle != null) {
+            b.forgetIdleLocksAfter(idle);
         }
         return b.build();
     }

@@ -26,7 +26,7 @@ public final class Defaults {
         stores.put("files", new GatewayConfig.Store("files", "strict", null, Map.of(),
                 null, null, null, null, null, files.toString(), null, null, null, null));
         GatewayConfig.Issuer issuer = new GatewayConfig.Issuer("embedded-zookeeper", null, null, null, null, null,
-                null, null, null, root.resolve("zookeeper").toString(), null, null, null);
+                null, null, null, root.resolve("zookeeper").toString(), null, null, null, null);
         return new GatewayConfig(null, null, null, issuer, stores);
     }
 

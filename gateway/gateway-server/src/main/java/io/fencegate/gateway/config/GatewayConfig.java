@@ -31,7 +31,7 @@ public record GatewayConfig(
 
     /**
      * {@code type}: {@code zookeeper} (connectString, root, tokenMode zxid|cversion, sessionTimeout,
-     * operationTimeout), {@code redis} (uri, keyPrefix, and the token high-water mark: either
+     * operationTimeout, forgetIdleLocksAfter), {@code redis} (uri, keyPrefix, and the token high-water mark: either
      * highWaterMarkFile, for one host, or highWaterMarkUrl/User/Password, a JDBC database every
      * gateway shares) or {@code embedded-zookeeper} (dataDir: an in-process ZooKeeper server, for
      * one gateway).
@@ -39,7 +39,8 @@ public record GatewayConfig(
     public record Issuer(
             String type, String connectString, String root, String tokenMode, String sessionTimeout,
             String operationTimeout, String uri, String keyPrefix, String highWaterMarkFile, String dataDir,
-            String highWaterMarkUrl, String highWaterMarkUser, String highWaterMarkPassword) {}
+            String highWaterMarkUrl, String highWaterMarkUser, String highWaterMarkPassword,
+            String forgetIdleLocksAfter) {}
 
     /**
      * {@code type}: {@code postgres} (host, port, database, schema, user, password, poolSize,

@@ -78,6 +78,7 @@ class ConfigLoaderTest {
                 "stores.orders.rule: expected strict or same-lease, got 'lenient'");
         assertRefused(VALID.replace("requestTimeout: 5s", "requestTimeout: soon"), Map.of(), "limits.requestTimeout:");
         assertRefused(VALID.replace("tokenMode: cversion", "tokenMode: random"), Map.of(), "issuer.tokenMode:");
+        assertRefused(VALID, Map.of("FENCEGATE_ISSUER_FORGETIDLELOCKSAFTER", "soon"), "issuer.forgetIdleLocksAfter:");
         assertRefused(VALID.replace("type: zookeeper", "type: etcd"), Map.of(), "issuer.type:");
         assertRefused(VALID.replace("connectString: \"127.0.0.1:2181\", ", ""), Map.of(), "issuer.connectString: required");
         assertRefused(VALID.replace("type: files, dir: /srv/docs", "type: files"), Map.of(), "stores.docs.dir: required");
