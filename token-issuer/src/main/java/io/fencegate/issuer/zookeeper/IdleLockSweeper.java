@@ -1,6 +1,7 @@
 package io.fencegate.issuer.zookeeper;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -83,7 +84,7 @@ final class IdleLockSweeper {
 
     private List<String> takeDue() {
         long now = System.currentTimeMillis();
-        List<String> due = new java.util.ArrayList<>();
+        List<String> due = new ArrayList<>();
         synchronized (pending) {
             Iterator<Map.Entry<String, Long>> it = pending.entrySet().iterator();
             while (it.hasNext() && due.size() < PER_RUN) {
