@@ -2,7 +2,6 @@ package io.fencegate.gateway.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fencegate.client.Lease;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
@@ -54,12 +53,6 @@ class BackendOutageIT {
         }
     }
 
-    private static long token(String lock) {
-        Lease lease = gw.client().acquire(lock, Duration.ofSeconds(60), Duration.ofSeconds(5)).orElseThrow();
-        gw.client().release(lease.leaseId());
-        return lease.token();
-    }
-
     private static HttpResponse<String> put(String key, long token, String value) throws Exception {
         return gw.send(gw.request("/v1/stores/db/items/" + key).PUT(BodyPublishers.ofString(value))
                 .header("Fencing-Token", Long.toString(token)));
@@ -78,9 +71,9 @@ class BackendOutageIT {
     @Test
     void aCutDatabaseIs503AndTheGatewayRecoversWhenItReturns() throws Exception {
         String key = "outage/db";
-        long t1 = token("db/" + key);
-        long t2 = token("db/" + key);
-        long t3 = token("db/" + key);
+        long t1 = gw.grantedToken("db/" + key);
+        long t2 = gw.grantedToken("db/" + key);
+        long t3 = gw.grantedToken("db/" + key);
         assertThat(put(key, t1, "one").statusCode()).isEqualTo(200);
 
         proxy.cut();

@@ -83,13 +83,6 @@ class GatewayContractIT {
         }
     }
 
-    /** A token granted for {@code lock} (the lease is released at once; the grant stays on record). */
-    private static long token(String lock) {
-        Lease lease = client.acquire(lock, Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow();
-        client.release(lease.leaseId());
-        return lease.token();
-    }
-
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
@@ -164,8 +157,8 @@ class GatewayContractIT {
     void guardedWritesReadsAndTombstones(String store) throws Exception {
         String key = prefix + "docs/2026/report.txt";
         String lock = store + "/" + key;
-        long t1 = token(lock);
-        long t2 = token(lock);
+        long t1 = gw.grantedToken(lock);
+        long t2 = gw.grantedToken(lock);
 
         var applied = put(store, key, Long.toString(t1), "one");
         assertThat(applied.statusCode()).isEqualTo(200);
@@ -186,7 +179,7 @@ class GatewayContractIT {
         assertThat(client.put(store, key, t2, bytes("retry"))).isEqualTo(new Stale(t2, t2, t2));
         assertThat(((ReadOutcome.Value) client.get(store, key)).bytes()).isEqualTo(bytes("two"));
 
-        long t3 = token(lock);
+        long t3 = gw.grantedToken(lock);
         var deleted = gw.send(gw.request("/v1/stores/" + store + "/items/" + key).DELETE()
                 .header("Fencing-Token", Long.toString(t3)));
         assertThat(deleted.statusCode()).isEqualTo(200);
@@ -201,7 +194,7 @@ class GatewayContractIT {
     @Test
     void sameLeaseStoreAcceptsManyWritesWithOneToken() throws Exception {
         String key = prefix + "counter";
-        long t = token("lenient/" + key);
+        long t = gw.grantedToken("lenient/" + key);
         assertThat(client.put("lenient", key, t, bytes("1")).applied()).isTrue();
         assertThat(client.put("lenient", key, t, bytes("2"))).isEqualTo(new WriteOutcome.Applied(t, t));
         assertThat(((ReadOutcome.Value) client.get("lenient", key)).bytes()).isEqualTo(bytes("2"));
@@ -210,8 +203,8 @@ class GatewayContractIT {
     @Test
     void checksAnswerInTheContractsOrder() throws Exception {
         String key = prefix + "order";
-        long mine = token("pg/" + key);
-        long foreign = token("pg/" + prefix + "other");
+        long mine = gw.grantedToken("pg/" + key);
+        long foreign = gw.grantedToken("pg/" + prefix + "other");
         String big = "x".repeat(64 * 1024 + 1);
 
         assertProblem(put("nosuch", "..", null, big), 404, "unknown-store");
@@ -229,8 +222,8 @@ class GatewayContractIT {
 
     @Test
     void aStoreWithOneLockAcceptsOnlyThatLocksTokens() throws Exception {
-        long storeToken = token("shared-lock");
-        long itemLockToken = token("shared/" + prefix + "a");
+        long storeToken = gw.grantedToken("shared-lock");
+        long itemLockToken = gw.grantedToken("shared/" + prefix + "a");
         assertThat(client.put("shared", prefix + "a", storeToken, bytes("a")).applied()).isTrue();
         assertThat(client.put("shared", prefix + "b", storeToken, bytes("b")).applied()).isTrue();
         assertProblem(put("shared", prefix + "c", Long.toString(itemLockToken), "c"), 403, "token-not-granted");
@@ -242,10 +235,10 @@ class GatewayContractIT {
     void fencedReadsCloseTheReadModifyWriteHole() throws Exception {
         String key = prefix + "stock";
         String lock = "pg/" + key;
-        long t0 = token(lock);
+        long t0 = gw.grantedToken(lock);
         client.put("pg", key, t0, bytes("1"));
-        long a = token(lock);
-        long b = token(lock);
+        long a = gw.grantedToken(lock);
+        long b = gw.grantedToken(lock);
 
         // A reads with its token and pauses; B reads with a higher one: B's read fences A out.
         assertThat(client.get("pg", key, a)).isInstanceOf(ReadOutcome.Value.class);
@@ -265,8 +258,8 @@ class GatewayContractIT {
     @Test
     void aFencedReadOfAMissingItemBlocksAStaleCreation() throws Exception {
         String key = prefix + "missing";
-        long low = token("pg/" + key);
-        long high = token("pg/" + key);
+        long low = gw.grantedToken("pg/" + key);
+        long high = gw.grantedToken("pg/" + key);
         var claim = gw.send(gw.request("/v1/stores/pg/items/" + key).GET().header("Fencing-Token", Long.toString(high)));
         assertProblem(claim, 404, "not-found");
         assertThat(json(claim).getLong("fence")).isEqualTo(high);
@@ -276,8 +269,8 @@ class GatewayContractIT {
     @Test
     void aFencedReadWithABadOrForeignTokenIsRefusedAndRaisesNoFence() throws Exception {
         String key = prefix + "guarded-read";
-        long mine = token("maria/" + key);
-        long foreign = token("maria/" + prefix + "elsewhere");
+        long mine = gw.grantedToken("maria/" + key);
+        long foreign = gw.grantedToken("maria/" + prefix + "elsewhere");
         for (String bad : List.of("0", "+5", "12a", "99999999999999999999")) {
             assertProblem(gw.send(gw.request("/v1/stores/maria/items/" + key).GET().header("Fencing-Token", bad)),
                     400, "bad-token");
@@ -296,8 +289,8 @@ class GatewayContractIT {
         String id = prefix + "acct";
         postgres.execute("INSERT INTO accounts VALUES ('" + id + "', 100)");
         String key = "accounts/" + id;
-        long t1 = token("pg/" + key);
-        long t2 = token("pg/" + key);
+        long t1 = gw.grantedToken("pg/" + key);
+        long t2 = gw.grantedToken("pg/" + key);
 
         var done = client.statement("pg", "debit", t2, key, Map.of("id", id, "amount", 30));
         assertThat(done).isInstanceOf(StatementOutcome.Executed.class);
@@ -305,7 +298,7 @@ class GatewayContractIT {
         assertThat(client.statement("pg", "debit", t1, key, Map.of("id", id, "amount", 30))).isInstanceOf(Stale.class);
 
         String path = "/v1/stores/pg/statements/debit";
-        long t3 = token("pg/" + key);
+        long t3 = gw.grantedToken("pg/" + key);
         assertProblem(gw.send(gw.request("/v1/stores/pg/statements/nosuch").POST(BodyPublishers.ofString("{}"))
                 .header("Fencing-Token", Long.toString(t3))), 404, "unknown-statement");
         assertProblem(gw.send(gw.request(path).POST(BodyPublishers.ofString("{\"key\":\"" + key + "\"}"))),
@@ -334,8 +327,8 @@ class GatewayContractIT {
                 .containsExactlyInAnyOrder("issuer", "store:pg", "store:maria", "store:lenient", "store:shared");
 
         String key = prefix + "metered";
-        long low = token("maria/" + key);
-        long high = token("maria/" + key);
+        long low = gw.grantedToken("maria/" + key);
+        long high = gw.grantedToken("maria/" + key);
         client.put("maria", key, high, bytes("v"));
         client.put("maria", key, low, bytes("v"));
         client.get("maria", key, low);
@@ -358,7 +351,7 @@ class GatewayContractIT {
     void everyDocumentedRouteAnswers() throws Exception {
         var doc = new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
                 .readTree(gw.send(gw.request("/openapi.yaml").GET()).body());
-        long t = token("pg/" + prefix + "documented");
+        long t = gw.grantedToken("pg/" + prefix + "documented");
         int operations = 0;
         for (var path = doc.path("paths").fieldNames(); path.hasNext(); ) {
             String template = path.next();

@@ -3,6 +3,7 @@ package io.fencegate.gateway.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.client.FencegateClient;
+import io.fencegate.client.Lease;
 import io.fencegate.gateway.Gateway;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.StoreBinding;
@@ -58,6 +59,14 @@ final class GatewayHarness implements AutoCloseable {
 
     FencegateClient client(String apiKey) {
         return FencegateClient.builder(uri()).apiKey(apiKey).timeout(Duration.ofSeconds(20)).build();
+    }
+
+    /** A token granted for {@code lock}: the lease is released at once, the grant stays on record. */
+    long grantedToken(String lock) {
+        FencegateClient client = client();
+        Lease lease = client.acquire(lock, Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow();
+        client.release(lease.leaseId());
+        return lease.token();
     }
 
     HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
