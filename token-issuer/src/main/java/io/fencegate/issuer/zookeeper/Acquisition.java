@@ -12,6 +12,7 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -40,6 +41,8 @@ final class Acquisition {
     /** Set before this acquire reads ourPath to delete it; the create callback checks it after setting ourPath. */
     private volatile boolean abandoned;
     private volatile ScheduledFuture<?> deadline;
+    /** Test hook: runs when a grant failed, after it was made final, before the acquire answers. */
+    volatile Runnable afterGrantFailed = () -> { };
 
     Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs) {
         this.parts = parts;
@@ -91,7 +94,7 @@ final class Acquisition {
     }
 
     private void create() {
-        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, System.currentTimeMillis() + ttlMs, lock).toBytes();
+        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, parts.clock().millis() + ttlMs, lock).toBytes();
         String prefix = parts.nodes().leasePathPrefix(lock);
         // Why PERSISTENT parents (creatingParentsIfNeeded, never ...ContainersIfNeeded): the server
         // reaps empty CONTAINER nodes, and a re-created lock parent restarts its cversion and
@@ -150,21 +153,29 @@ final class Acquisition {
                 });
     }
 
+    /**
+     * Watches with getData, as Curator's LockInternals does, never with exists: an exists-watch on a
+     * node that is already gone stays on the server (and its watcher, holding this acquisition, in
+     * the client) until the session ends. getData on a missing node sets no watch.
+     */
     private void watchPredecessor(String predecessor) {
         waited = true;
-        parts.zk().call("watch " + predecessor, cb -> parts.client().checkExists()
-                        .usingWatcher((org.apache.zookeeper.Watcher) (WatchedEvent e) -> checkPosition()).inBackground(cb).forPath(predecessor))
+        parts.zk().call("watch " + predecessor, cb -> parts.client().getData()
+                        .usingWatcher((Watcher) (WatchedEvent e) -> checkPosition()).inBackground(cb).forPath(predecessor))
                 .whenComplete((event, error) -> {
                     if (error != null) {
                         fail(error);
-                    } else if (event.getStat() == null) {
-                        checkPosition(); // gone before the watch was set
+                    } else if (AsyncZk.code(event) == Code.NONODE) {
+                        checkPosition(); // gone before the watch was set: no watch was left
+                    } else if (AsyncZk.code(event) != Code.OK) {
+                        fail(AsyncZk.unexpected("watch predecessor", event));
                     }
                     // else: the watch fires when the predecessor changes or goes.
                 });
     }
 
-    private void grant() {
+    /** Package-private so a test can play a watcher whose queue check found this node first. */
+    void grant() {
         if (!state.compareAndSet(State.WAITING, State.GRANTING)) {
             return;
         }
@@ -181,7 +192,7 @@ final class Acquisition {
                             }
                             return event.getStat();
                         });
-        long expiresAt = System.currentTimeMillis() + ttlMs;
+        long expiresAt = parts.clock().millis() + ttlMs;
         statReady.thenCompose(s -> {
             long token = parts.mode().tokenOf(s, LockNodes.nameOf(ourPath));
             Lease lease = new Lease(lock, LeaseIds.format(ourPath, secret), token, expiresAt);
@@ -191,8 +202,11 @@ final class Acquisition {
             return expirySet.thenCompose(v -> parts.grants().record(lock, token)).thenApply(v -> lease);
         }).whenComplete((lease, error) -> {
             if (error != null) {
-                state.set(State.WAITING);
-                fail(error);
+                // Final: never back to WAITING, where a watcher firing now could start a second grant.
+                if (state.compareAndSet(State.GRANTING, State.DONE)) {
+                    afterGrantFailed.run();
+                    end(error);
+                }
                 return;
             }
             parts.held().add(lease, ourPath);
@@ -230,14 +244,19 @@ final class Acquisition {
 
     private void fail(Throwable error) {
         if (state.compareAndSet(State.WAITING, State.DONE)) {
-            abandoned = true;
-            cancelDeadline();
-            if (ourPath != null) {
-                parts.deleteGuaranteed(ourPath);
-            }
-            result.completeExceptionally(error instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-                    ? c.getCause() : error);
+            end(error);
         }
+    }
+
+    /** Answers with {@code error} and removes our node; only the caller that moved the state to DONE. */
+    private void end(Throwable error) {
+        abandoned = true;
+        cancelDeadline();
+        if (ourPath != null) {
+            parts.deleteGuaranteed(ourPath);
+        }
+        result.completeExceptionally(error instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                ? c.getCause() : error);
     }
 
     private void cancelDeadline() {

@@ -3,6 +3,7 @@ package io.fencegate.issuer.zookeeper;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseListener;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,7 @@ final class HeldLeases {
     private final CuratorFramework client;
     private final AsyncZk zk;
     private final ScheduledExecutorService scheduler;
+    private final Clock clock;
     private final Map<String, Held> byPath = new ConcurrentHashMap<>();
     private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
 
@@ -45,10 +47,11 @@ final class HeldLeases {
         }
     }
 
-    HeldLeases(CuratorFramework client, AsyncZk zk, ScheduledExecutorService scheduler) {
+    HeldLeases(CuratorFramework client, AsyncZk zk, ScheduledExecutorService scheduler, Clock clock) {
         this.client = client;
         this.zk = zk;
         this.scheduler = scheduler;
+        this.clock = clock;
     }
 
     void addListener(LeaseListener listener) {
@@ -58,7 +61,7 @@ final class HeldLeases {
     void add(Lease lease, String path) {
         Held held = new Held(lease);
         byPath.put(path, held);
-        schedule(path, held, lease.expiresAt() - System.currentTimeMillis());
+        schedule(path, held, lease.expiresAt() - clock.millis());
     }
 
     /** Released (here or elsewhere): no longer ours to expire, nobody to tell. */
@@ -113,7 +116,7 @@ final class HeldLeases {
                 schedule(path, held, RETRY_MS);
                 return;
             }
-            long now = System.currentTimeMillis();
+            long now = clock.millis();
             if (data.get().expiresAt() > now) {
                 held.lease = held.lease.withExpiresAt(data.get().expiresAt());
                 schedule(path, held, data.get().expiresAt() - now);

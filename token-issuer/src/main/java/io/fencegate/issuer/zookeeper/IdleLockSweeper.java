@@ -1,7 +1,6 @@
 package io.fencegate.issuer.zookeeper;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,10 +22,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A lock is swept {@code idleFor} after a lease on it ended here (released through this
  * issuer, or expired or lost in its session), and only if by then no lease node is queued on it
- * and its newest grant is at least {@code idleFor} old. Only grants seen old are deleted; parents
- * are deleted without force, so a lock taken again meanwhile fails the delete ({@code NOTEMPTY})
- * and keeps its nodes. Forgetting a grant is safe: {@code wasGranted} then answers false, which
- * refuses the writes of a holder whose lease ended long ago (403 instead of 409).
+ * and no grant newer than that lease's has appeared. A newer grant (made through another issuer)
+ * puts the lock back for another {@code idleFor}, counted from when this sweeper first saw it.
+ * Why elapsed time on this process's monotonic clock: comparing a grant's ZooKeeper {@code ctime}
+ * with this host's wall clock deleted fresh grants whenever the clock ran ahead, and their live
+ * holders got 403. Only grants seen are deleted; parents are deleted without force, so a lock
+ * taken again meanwhile fails the delete ({@code NOTEMPTY}) and keeps its nodes. Forgetting a
+ * grant is safe: {@code wasGranted} then answers false, which refuses the writes of a holder whose
+ * lease ended long ago (403 instead of 409).
+ *
+ * <p>A sweep runs only on a root confirmed to be in this issuer's token mode ({@link
+ * TokenModeMarker}): a ZXID sweep on a CVERSION root would delete the token counters.
  *
  * <p>Best effort and bounded: at most {@link #MAX_PENDING} locks wait for a sweep (the oldest is
  * dropped past that, and stays); a lock still pending when the issuer closes stays too.
@@ -37,16 +43,26 @@ final class IdleLockSweeper {
     /** Sweeps per run, one after another, so a burst never floods the ensemble. */
     private static final int PER_RUN = 1000;
 
+    /**
+     * A lock waiting for its sweep.
+     *
+     * @param atNanos   when it is due, by {@link System#nanoTime()}
+     * @param idleGrant the newest grant (node name) known to have been idle since the entry was made
+     */
+    private record Due(long atNanos, String idleGrant) { }
+
     private final IssuerParts parts;
-    private final long idleForMs;
-    /** Lock to the time its sweep is due, in the order they came due. */
-    private final Map<String, Long> pending = new LinkedHashMap<>();
+    private final TokenModeMarker modeMarker;
+    private final long idleForNanos;
+    /** Lock to its sweep, in the order they came due. */
+    private final Map<String, Due> pending = new LinkedHashMap<>();
     private final AtomicBoolean running = new AtomicBoolean();
 
-    IdleLockSweeper(IssuerParts parts, Duration idleFor) {
+    IdleLockSweeper(IssuerParts parts, TokenModeMarker modeMarker, Duration idleFor) {
         this.parts = parts;
-        this.idleForMs = idleFor.toMillis();
-        long every = Math.max(50, Math.min(idleForMs / 10, TimeUnit.MINUTES.toMillis(1)));
+        this.modeMarker = modeMarker;
+        this.idleForNanos = idleFor.toNanos();
+        long every = Math.max(50, Math.min(idleFor.toMillis() / 10, TimeUnit.MINUTES.toMillis(1)));
         try {
             parts.scheduler().scheduleWithFixedDelay(this::run, every, every, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
@@ -54,11 +70,11 @@ final class IdleLockSweeper {
         }
     }
 
-    /** A lease on {@code lock} ended: sweep it once it has been idle long enough. */
-    void leaseEnded(String lock) {
+    /** The lease with {@code token} on {@code lock} ended: sweep the lock once it has been idle long enough. */
+    void leaseEnded(String lock, long token) {
         synchronized (pending) {
             pending.remove(lock); // re-inserted last: due later than every lock already waiting
-            pending.put(lock, System.currentTimeMillis() + idleForMs);
+            pending.put(lock, new Due(System.nanoTime() + idleForNanos, LockNodes.grantName(token)));
             if (pending.size() > MAX_PENDING) {
                 Iterator<String> oldest = pending.keySet().iterator();
                 LOG.debug("too many idle locks waiting for a sweep; {} keeps its nodes", oldest.next());
@@ -71,75 +87,71 @@ final class IdleLockSweeper {
         if (!running.compareAndSet(false, true)) {
             return;
         }
-        List<String> due = takeDue();
+        Map<String, Due> due = takeDue();
         CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-        for (String lock : due) {
-            chain = chain.thenCompose(v -> sweep(lock).exceptionally(e -> {
-                LOG.debug("sweeping idle lock {} failed; it keeps its nodes for now: {}", lock, e.toString());
+        for (Map.Entry<String, Due> lock : due.entrySet()) {
+            chain = chain.thenCompose(v -> sweep(lock.getKey(), lock.getValue()).exceptionally(e -> {
+                LOG.debug("sweeping idle lock {} failed; it keeps its nodes for now: {}", lock.getKey(), e.toString());
                 return null;
             }));
         }
         chain.whenComplete((v, e) -> running.set(false));
     }
 
-    private List<String> takeDue() {
-        long now = System.currentTimeMillis();
-        List<String> due = new ArrayList<>();
+    private Map<String, Due> takeDue() {
+        long now = System.nanoTime();
+        Map<String, Due> due = new LinkedHashMap<>();
         synchronized (pending) {
-            Iterator<Map.Entry<String, Long>> it = pending.entrySet().iterator();
+            Iterator<Map.Entry<String, Due>> it = pending.entrySet().iterator();
             while (it.hasNext() && due.size() < PER_RUN) {
-                Map.Entry<String, Long> next = it.next();
-                if (next.getValue() > now) {
+                Map.Entry<String, Due> next = it.next();
+                if (next.getValue().atNanos() - now > 0) {
                     break;
                 }
-                due.add(next.getKey());
+                due.put(next.getKey(), next.getValue());
                 it.remove();
             }
         }
         return due;
     }
 
-    private CompletableFuture<Void> sweep(String lock) {
+    private CompletableFuture<Void> sweep(String lock, Due due) {
         String lockPath = parts.nodes().lockPath(lock);
-        return children(lockPath).thenCompose(queued -> {
+        // Fails on a root pinned to the other mode: nothing is deleted then.
+        return modeMarker.ensure().thenCompose(modeOk -> children(lockPath)).thenCompose(queued -> {
             if (queued != null && !queued.isEmpty()) {
                 return done(); // in use: its lease's end brings it back here
             }
-            return forgetGrants(lock).thenCompose(forgotten -> forgotten && parts.mode() == TokenMode.ZXID
+            return forgetGrants(lock, due).thenCompose(forgotten -> forgotten && parts.mode() == TokenMode.ZXID
                     ? deleteIfEmpty(lockPath) : done());
         });
     }
 
-    /** Deletes the lock's grants if the newest is old enough; true if none is left. */
-    private CompletableFuture<Boolean> forgetGrants(String lock) {
+    /** Deletes the lock's grants unless one is newer than the grant known idle; true if none is left. */
+    private CompletableFuture<Boolean> forgetGrants(String lock, Due due) {
         String grantsPath = parts.nodes().grantsPath(lock);
         return children(grantsPath).thenCompose(grants -> {
             if (grants == null || grants.isEmpty()) {
                 return deleteIfEmpty(grantsPath).thenApply(v -> true);
             }
             String newest = grants.stream().max(String::compareTo).orElseThrow(); // zero-padded tokens
-            return parts.zk().call("stat grant", cb -> parts.client().checkExists().inBackground(cb)
-                    .forPath(grantsPath + "/" + newest)).thenCompose(stat -> {
-                        long age = stat.getStat() == null ? idleForMs
-                                : System.currentTimeMillis() - stat.getStat().getCtime();
-                        if (age < idleForMs) {
-                            leaseEndedAgo(lock, age); // granted again meanwhile
-                            return CompletableFuture.completedFuture(false);
-                        }
-                        CompletableFuture<?>[] deletes = grants.stream()
-                                .map(g -> deleteIfEmpty(grantsPath + "/" + g))
-                                .toArray(CompletableFuture[]::new);
-                        return CompletableFuture.allOf(deletes)
-                                .thenCompose(v -> deleteIfEmpty(grantsPath))
-                                .thenApply(v -> true);
-                    });
+            if (newest.compareTo(due.idleGrant()) > 0) {
+                seenNewGrant(lock, newest); // granted again meanwhile, through another issuer
+                return CompletableFuture.completedFuture(false);
+            }
+            CompletableFuture<?>[] deletes = grants.stream()
+                    .map(g -> deleteIfEmpty(grantsPath + "/" + g))
+                    .toArray(CompletableFuture[]::new);
+            return CompletableFuture.allOf(deletes)
+                    .thenCompose(v -> deleteIfEmpty(grantsPath))
+                    .thenApply(v -> true);
         });
     }
 
-    /** Comes back when the newest grant, {@code ageMs} old now, has been idle long enough. */
-    private void leaseEndedAgo(String lock, long ageMs) {
+    /** Comes back {@code idleFor} from now: if {@code newest} is still the newest grant then, it has been idle that long. */
+    private void seenNewGrant(String lock, String newest) {
         synchronized (pending) {
-            pending.putIfAbsent(lock, System.currentTimeMillis() + idleForMs - ageMs);
+            pending.putIfAbsent(lock, new Due(System.nanoTime() + idleForNanos, newest));
         }
     }
 

@@ -1,13 +1,17 @@
 package io.fencegate.issuer.zookeeper;
 
+import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 
-/** What the issuer's engine classes share: one client, one clock-keeper, one layout. */
+/**
+ * What the issuer's engine classes share: one client, one clock-keeper, one layout. {@code clock}
+ * is the wall clock lease expiries are kept by (the system clock; a test runs it ahead).
+ */
 record IssuerParts(CuratorFramework client, AsyncZk zk, LockNodes nodes, TokenMode mode,
-                   ScheduledExecutorService scheduler, GrantLog grants, HeldLeases held) {
+                   ScheduledExecutorService scheduler, GrantLog grants, HeldLeases held, Clock clock) {
 
     /**
      * Deletes a node whatever happens to the connection: Curator's guaranteed delete retries in the

@@ -55,7 +55,12 @@ final class LockNodes {
     }
 
     String grantPath(String lock, long token) {
-        return grantsPath(lock) + "/" + String.format("%019d", token);
+        return grantsPath(lock) + "/" + grantName(token);
+    }
+
+    /** A grant's node name: zero-padded, so names sort like their tokens. */
+    static String grantName(long token) {
+        return String.format("%019d", token);
     }
 
     /** Checks a lock name; the message says what is wrong. */

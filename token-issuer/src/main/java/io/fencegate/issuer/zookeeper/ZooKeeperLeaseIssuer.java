@@ -4,6 +4,7 @@ import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseListener;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -53,9 +54,11 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration operationTimeout;
     private final IdleLockSweeper sweeper;
+    private final Clock clock;
 
     private ZooKeeperLeaseIssuer(Builder builder) {
         this.operationTimeout = builder.operationTimeout;
+        this.clock = builder.clock;
         this.ownsClient = builder.client == null;
         this.client = ownsClient ? newClient(builder) : builder.client;
         this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
@@ -67,12 +70,12 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         AsyncZk zk = new AsyncZk(builder.operationTimeout, scheduler);
         LockNodes nodes = new LockNodes(builder.root);
         this.parts = new IssuerParts(client, zk, nodes, builder.tokenMode, scheduler,
-                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler));
+                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, clock), clock);
         this.modeMarker = new TokenModeMarker(parts);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
-                : new IdleLockSweeper(parts, builder.forgetIdleLocksAfter);
+                : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
         if (sweeper != null) {
-            parts.held().addListener((lease, reason) -> sweeper.leaseEnded(lease.lock()));
+            parts.held().addListener((lease, reason) -> sweeper.leaseEnded(lease.lock(), lease.token()));
         }
         // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
         this.sessionWatch = (c, state) -> {
@@ -138,7 +141,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 return CompletableFuture.completedFuture(Optional.<Lease>empty());
             }
             Owned lease = owned.get();
-            long expiresAt = System.currentTimeMillis() + lease.data.ttlMs();
+            long expiresAt = clock.millis() + lease.data.ttlMs();
             byte[] data = lease.data.withExpiresAt(expiresAt).toBytes();
             return parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
                     .inBackground(cb).forPath(lease.path, data)).thenCompose(event -> switch (AsyncZk.code(event)) {
@@ -167,7 +170,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 case OK -> {
                     parts.held().forget(lease.path);
                     if (sweeper != null) {
-                        sweeper.leaseEnded(lease.data.lock());
+                        sweeper.leaseEnded(lease.data.lock(), lease.token());
                     }
                     yield CompletableFuture.completedFuture(true);
                 }
@@ -221,13 +224,22 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     /** A live lease node whose secret matched the id, with the version it was read at. */
     private record Owned(String path, int version, long czxid, LeaseNodeData data) {
         Lease toLease(String leaseId, long expiresAt) {
+            return new Lease(data.lock(), leaseId, token(), expiresAt);
+        }
+
+        long token() {
             org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
             stat.setCzxid(czxid);
-            return new Lease(data.lock(), leaseId, data.mode().tokenOf(stat, LockNodes.nameOf(path)), expiresAt);
+            return data.mode().tokenOf(stat, LockNodes.nameOf(path));
         }
     }
 
-    /** Reads the lease an id names; empty unless it exists, the secret matches and it has not expired. */
+    /**
+     * Reads the lease an id names; empty unless it exists, the secret matches and it has not expired.
+     * Fails like acquire when the root is pinned to the other token mode: renew and release obey the
+     * root's mode too, because a release feeds this issuer's idle sweeper, which must never act on a
+     * root it was not configured for (a ZXID sweep deletes lock nodes, the CVERSION counters).
+     */
     private CompletableFuture<Optional<Owned>> readOwned(String leaseId) {
         try {
             ensureOpen();
@@ -239,11 +251,12 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             return CompletableFuture.completedFuture(Optional.empty());
         }
         String path = id.get().path();
-        return parts.zk().call("read lease " + path, cb -> client.getData().inBackground(cb).forPath(path))
-                .thenApply(event -> owned(event, path, id.get().secret()));
+        return modeMarker.ensure().thenCompose(modeOk -> parts.zk().call("read lease " + path,
+                        cb -> client.getData().inBackground(cb).forPath(path)))
+                .thenApply(event -> owned(event, path, id.get().secret(), clock.millis()));
     }
 
-    private static Optional<Owned> owned(CuratorEvent event, String path, String secret) {
+    private static Optional<Owned> owned(CuratorEvent event, String path, String secret, long now) {
         Code code = AsyncZk.code(event);
         if (code == Code.NONODE) {
             return Optional.empty();
@@ -254,7 +267,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         Optional<LeaseNodeData> data = LeaseNodeData.parse(event.getData());
         if (data.isEmpty() || !data.get().secretMatches(secret)
                 // Past its expiry the lease is over even if the granting issuer has not deleted it yet.
-                || data.get().expiresAt() <= System.currentTimeMillis()) {
+                || data.get().expiresAt() <= now) {
             return Optional.empty();
         }
         return Optional.of(new Owned(path, event.getStat().getVersion(), event.getStat().getCzxid(), data.get()));
@@ -290,6 +303,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         private Duration operationTimeout = Duration.ofSeconds(5);
         private Duration sessionTimeout = Duration.ofSeconds(15);
         private Duration forgetIdleLocksAfter = Duration.ofMinutes(10);
+        private Clock clock = Clock.systemUTC();
 
         private Builder() { }
 
@@ -336,6 +350,12 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
          */
         public Builder forgetIdleLocksAfter(Duration idle) {
             this.forgetIdleLocksAfter = idle;
+            return this;
+        }
+
+        /** The wall clock lease expiries are kept by; package-private: tests run a gateway's clock ahead. */
+        Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +46,11 @@ class IdleLockSweeperIT {
 
     private ZooKeeperLeaseIssuer issuer(TokenMode mode, Duration idle) {
         return ZooKeeperLeaseIssuer.builder().client(client).root(root).tokenMode(mode).forgetIdleLocksAfter(idle).build();
+    }
+
+    private ZooKeeperLeaseIssuer issuer(TokenMode mode, Duration idle, Clock clock) {
+        return ZooKeeperLeaseIssuer.builder().client(client).root(root).tokenMode(mode).forgetIdleLocksAfter(idle)
+                .clock(clock).build();
     }
 
     private boolean exists(String path) throws Exception {
@@ -136,6 +142,33 @@ class IdleLockSweeperIT {
             }
             // ... and it comes back once that grant is old enough.
             await().atMost(Duration.ofSeconds(20)).until(() -> !exists(nodes.grantsPath("orders/4")));
+        }
+    }
+
+    /**
+     * A gateway whose clock runs an hour ahead must not take a fresh grant for an old one: the
+     * holder of that grant would get 403 on its writes. Idleness is judged on one clock, never by
+     * comparing ZooKeeper's ctime with the gateway's wall clock.
+     */
+    @Test
+    void aGatewayWhoseClockRunsAheadKeepsFreshGrants() throws Exception {
+        LockNodes nodes = new LockNodes(root);
+        Clock anHourAhead = Clock.offset(Clock.systemUTC(), Duration.ofHours(1));
+        // Idle 2 s, checked every 200 ms: the first release's sweep runs at about 2.2 s, while the
+        // grant made elsewhere at about 0.1 s is 2.1 s old; the look below is at about 2.6 s.
+        try (ZooKeeperLeaseIssuer ahead = issuer(TokenMode.ZXID, Duration.ofSeconds(2), anHourAhead);
+                ZooKeeperLeaseIssuer elsewhere = issuer(TokenMode.ZXID, Duration.ZERO)) {
+            Lease first = acquire(ahead, "orders/5", Duration.ofSeconds(10));
+            ahead.release(first.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            Lease fresh = acquire(elsewhere, "orders/5", Duration.ofSeconds(10));
+            elsewhere.release(fresh.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            Thread.sleep(2600); // the first release's sweep came due and ran
+            try (ZooKeeperLeaseIssuer look = issuer(TokenMode.ZXID, Duration.ZERO)) {
+                assertThat(granted(look, "orders/5", fresh.token())).as("a grant made %s ago", "2.5 s").isTrue();
+            }
+            // A lock that stays idle is still forgotten, clock or no clock.
+            await().atMost(Duration.ofSeconds(20)).until(() -> !exists(nodes.grantsPath("orders/5"))
+                    && !exists(nodes.lockPath("orders/5")));
         }
     }
 }

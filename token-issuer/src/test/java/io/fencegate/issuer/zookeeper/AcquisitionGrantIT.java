@@ -1,0 +1,78 @@
+package io.fencegate.issuer.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fencegate.issuer.IssuerUnavailableException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The grant step of one acquire: it runs at most once, and a failed grant ends the acquire. */
+@Timeout(60)
+class AcquisitionGrantIT {
+
+    private TestingServer server;
+    private CuratorFramework client;
+    private ScheduledThreadPoolExecutor scheduler;
+    private final String root = "/fencegate-grant-" + UUID.randomUUID().toString().substring(0, 8);
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new TestingServer(true);
+        client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryNTimes(3, 100));
+        client.start();
+        scheduler = new ScheduledThreadPoolExecutor(1);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        scheduler.shutdownNow();
+        client.close();
+        server.close();
+    }
+
+    /**
+     * A grant that fails (here: its grant log cannot be written) must not leave the acquire open to
+     * a second grant. The hook plays a watcher whose queue check found this node first, at the
+     * worst moment: right after the failure, before the acquire answered.
+     */
+    @Test
+    void aFailedGrantIsFinalAndNeverStartsASecondGrant() throws Exception {
+        LockNodes nodes = new LockNodes(root);
+        AsyncZk zk = new AsyncZk(Duration.ofSeconds(5), scheduler);
+        IssuerParts parts = new IssuerParts(client, zk, nodes, TokenMode.ZXID, scheduler,
+                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, Clock.systemUTC()),
+                Clock.systemUTC());
+        String lock = "orders/1";
+        // An ephemeral node where the lock's grants parent belongs: recording any grant fails.
+        client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(nodes.grantsPath(lock));
+
+        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 0);
+        AtomicInteger failedGrants = new AtomicInteger();
+        acquisition.afterGrantFailed = () -> {
+            if (failedGrants.incrementAndGet() == 1) {
+                acquisition.grant();
+            }
+        };
+        assertThatThrownBy(() -> acquisition.start().get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IssuerUnavailableException.class).hasMessageContaining("record grant");
+        Thread.sleep(500); // a second grant, had one started, has failed by now too
+        assertThat(failedGrants).as("grants run by one acquire").hasValue(1);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(client.getChildren().forPath(nodes.lockPath(lock))).as("lease node removed").isEmpty());
+    }
+}
