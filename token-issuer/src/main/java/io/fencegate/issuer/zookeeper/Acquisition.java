@@ -26,6 +26,11 @@ import org.apache.zookeeper.data.Stat;
  */
 final class Acquisition {
 
+    /**
+     * Moves only forward, by compare-and-set: WAITING to GRANTING (one grant starts) or DONE (gave
+     * up, failed, aborted); GRANTING to DONE. Never back to WAITING, so a watcher that fires late
+     * can start no second grant.
+     */
     private enum State { WAITING, GRANTING, DONE }
 
     private final IssuerParts parts;
@@ -210,7 +215,7 @@ final class Acquisition {
                 return;
             }
             parts.held().add(lease, ourPath);
-            state.set(State.DONE);
+            state.compareAndSet(State.GRANTING, State.DONE); // only this grant holds GRANTING
             if (!result.complete(Optional.of(lease))) {
                 // Closed while granting.
                 parts.held().forget(ourPath);

@@ -344,9 +344,10 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
 
         /**
          * Removes a lock's grant log (and, in ZXID mode, its node) once no lease has been on it for
-         * this long (default 10 min); {@link Duration#ZERO} keeps every lock's nodes forever. A
-         * holder whose lease ended longer ago than this is refused as "not granted" rather than
-         * "stale": refused either way.
+         * this long (default 10 min); {@link Duration#ZERO} keeps every lock's nodes forever. Measured
+         * as elapsed time on this process's monotonic clock, so a wrong wall clock cannot remove a
+         * fresh grant. A holder whose lease ended longer ago than this is refused as "not granted"
+         * rather than "stale": refused either way.
          */
         public Builder forgetIdleLocksAfter(Duration idle) {
             this.forgetIdleLocksAfter = idle;

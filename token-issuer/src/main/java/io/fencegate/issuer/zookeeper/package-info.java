@@ -5,11 +5,15 @@
  * <h2>Guarantees</h2>
  * <ul>
  *   <li>Exclusive and FIFO-fair per lock: EPHEMERAL_SEQUENTIAL nodes under a PERSISTENT lock
- *       parent; each waiter watches only its predecessor; no thread waits per waiter.</li>
+ *       parent; each waiter watches only its predecessor (with a data watch, which ZooKeeper never
+ *       leaves behind on a node that is already gone); no thread waits per waiter. One acquire
+ *       grants at most once: a failed grant ends it.</li>
  *   <li>Tokens strictly increase per lock in grant order, across leader elections and restarts:
  *       the lease node's czxid ({@link io.fencegate.issuer.zookeeper.TokenMode#ZXID}, default) or its
  *       sequence + 1 ({@link io.fencegate.issuer.zookeeper.TokenMode#CVERSION}). A root is pinned to
- *       one mode.</li>
+ *       one mode by its first issuer ({@code <root>/token-mode}); an issuer configured for the other
+ *       mode is refused on every path (acquire, renew, release) and its idle sweeper does nothing
+ *       there, so it can never delete a CVERSION counter.</li>
  *   <li>A lease ends when released through any issuer instance on the ensemble, when its ttl
  *       passes without a renew (the granting issuer's clock deletes the node), or when the
  *       granting issuer's session is lost; listeners hear EXPIRED / SESSION_LOST.</li>
@@ -21,8 +25,13 @@
  *
  * <h2>Limits</h2>
  * <ul>
- *   <li>A lock's parent and grants nodes stay forever (a CVERSION parent must never be removed);
- *       the number of nodes grows with the number of distinct lock names ever used.</li>
+ *   <li>An idle lock's nodes are removed by the issuer where its last lease ended, once nobody has
+ *       used it for {@code forgetIdleLocksAfter} (default 10 min): its grant log, and in ZXID mode
+ *       its lock node. A CVERSION lock node is its token counter and stays forever, so in that mode
+ *       the number of nodes grows with the number of distinct lock names ever used. Idleness is
+ *       elapsed time on the issuer's monotonic clock, never ZooKeeper's {@code ctime} against the
+ *       host's wall clock. Best effort: a lock whose sweep was still pending when its issuer stopped
+ *       keeps its nodes.</li>
  *   <li>Expiry runs on the granting issuer: if that process pauses, its leases outlive their ttl
  *       until it resumes or its session expires. Nobody else is granted meanwhile (safe, not live).</li>
  *   <li>CVERSION allows 2^31 grants per lock (ZooKeeper's sequence counter).</li>
