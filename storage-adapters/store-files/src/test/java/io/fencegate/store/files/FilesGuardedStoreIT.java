@@ -46,6 +46,16 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
         return FilesGuardedStore.open(root.path, rule);
     }
 
+    @Override
+    protected String storeName() {
+        return "files-contract";
+    }
+
+    @Override
+    protected GuardedStore newStoreNamed(String name, GuardRule rule) {
+        return FilesGuardedStore.open(root.path, rule); // today: no name
+    }
+
     /**
      * The outage store's root is a symbolic link to the real directory, as a mount point is to a
      * volume: cut removes the link (the volume is gone), restore puts it back. The witness reads

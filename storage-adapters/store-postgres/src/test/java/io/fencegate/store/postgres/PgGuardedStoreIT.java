@@ -15,7 +15,9 @@ import io.fencegate.store.NamedSql;
 import io.fencegate.store.Stale;
 import io.fencegate.store.testkit.AbstractGuardedStoreContractTest;
 import io.fencegate.store.WriteResult;
+import io.fencegate.store.testkit.KeyColumnChecks;
 import io.fencegate.store.testkit.OutageHarness;
+import io.fencegate.store.StoreLimits;
 import io.vertx.core.Vertx;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
@@ -94,6 +96,16 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
     }
 
     @Override
+    protected String storeName() {
+        return "pg-contract";
+    }
+
+    @Override
+    protected GuardedStore newStoreNamed(String name, GuardRule rule) {
+        return PgGuardedStore.open(vertx, options(5432, rule)); // today: no name
+    }
+
+    @Override
     protected OutageHarness outageHarness() {
         return new OutageHarness() {
             @Override
@@ -132,6 +144,14 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
             rs.next();
             assertThat(rs.getLong(1)).isEqualTo(60);
         }
+    }
+
+    /** fencegate_item.resource is VARCHAR(2048): characters, so multi-byte keys must be counted in bytes. */
+    @Test
+    void keysLongerThanTheKeyColumnAreRefusedAndChangeNothing() throws Exception {
+        PgGuardedStore store = closeAfter(PgGuardedStore.open(vertx, options(5432, GuardRule.STRICT)
+                .limits(new StoreLimits(8192, 1024 * 1024))));
+        KeyColumnChecks.assertKeysPastTheColumnAreRefused(store, key(""), 2048);
     }
 
     /** README's snippet, as printed (the migration already ran in {@link #createSchema()}). */
