@@ -80,7 +80,7 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
 
     private PgStoreOptions options(int port, GuardRule rule) {
         return new PgStoreOptions().host("127.0.0.1").port(port).database("test").user("postgres")
-                .schema(schema).rule(rule).poolSize(4)
+                .schema(schema).name(storeName()).rule(rule).poolSize(4)
                 .connectTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(4));
     }
 
@@ -97,12 +97,12 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
 
     @Override
     protected String storeName() {
-        return "pg-contract";
+        return "orders"; // as in README's snippet, which runs on the same schema
     }
 
     @Override
     protected GuardedStore newStoreNamed(String name, GuardRule rule) {
-        return PgGuardedStore.open(vertx, options(5432, rule)); // today: no name
+        return PgGuardedStore.open(vertx, options(5432, rule).name(name));
     }
 
     @Override
@@ -159,7 +159,7 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
     void readmeSnippet() throws Exception {
         long token = 7;
         PgGuardedStore orders = PgGuardedStore.open(vertx, new PgStoreOptions()
-                .host("127.0.0.1").database("test").schema(schema).user("postgres")
+                .host("127.0.0.1").database("test").schema(schema).user("postgres").name("orders")
                 .operationTimeout(Duration.ofSeconds(5)));            // past it: StoreUnavailableException
         CompletionStage<WriteResult> sold = orders.fencedRead("stock/widget", token)
                 .thenCompose(read -> orders.write("stock/widget", token, "0".getBytes(UTF_8)));
