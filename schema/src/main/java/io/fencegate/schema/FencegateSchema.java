@@ -9,11 +9,21 @@ import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 
 /**
- * fencegate's tables ({@code fencegate_item}, {@code fencegate_fence}) as Flyway migrations,
+ * fencegate's tables ({@code fencegate_item}, {@code fencegate_fence}, {@code fencegate_token_mark},
+ * {@code fencegate_store_claim}: see {@link StoreClaim}) as Flyway migrations,
  * one folder per database under {@code db/fencegate/}. Applications that run Flyway themselves
  * add {@link #location(Dialect)} to their locations instead of calling {@link #migrate}.
  */
 public final class FencegateSchema {
+
+    /**
+     * The width of the key columns ({@code resource} of {@code fencegate_item} and
+     * {@code fencegate_fence}): VARBINARY(2048) on MySQL/MariaDB, VARCHAR(2048) elsewhere. Stores
+     * cap their key limit here, in UTF-8 bytes: a key of at most 2048 bytes has at most 2048
+     * characters, so it fits every column, and a longer one is refused before it reaches a
+     * database that could truncate it (MariaDB's INSERT IGNORE) into another item's key.
+     */
+    public static final int MAX_KEY_BYTES = 2048;
 
     /** The history table fencegate's own migrations are recorded in, apart from the application's. */
     public static final String HISTORY_TABLE = "fencegate_schema_history";

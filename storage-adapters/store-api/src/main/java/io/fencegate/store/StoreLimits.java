@@ -21,6 +21,11 @@ public record StoreLimits(int maxKeyBytes, int maxValueBytes) {
         }
     }
 
+    /** These limits with keys capped at {@code keyBytes} (a backend's key column, say). */
+    public StoreLimits atMostKeyBytes(int keyBytes) {
+        return maxKeyBytes <= keyBytes ? this : new StoreLimits(keyBytes, maxValueBytes);
+    }
+
     /**
      * A key is non-empty, at most {@link #maxKeyBytes} long, has no NUL, no empty, "." or ".."
      * segment between slashes, and does not start with "/" (it may contain "/").

@@ -15,6 +15,7 @@ import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
 import io.fencegate.store.NamedSql;
+import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.files.FilesGuardedStore;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
@@ -206,11 +207,31 @@ public final class Backends implements AutoCloseable {
             for (Map.Entry<String, GatewayConfig.Store> e : config.stores().entrySet()) {
                 stores.add(openStore(e.getKey(), e.getValue(), vertx, owned));
             }
+            checkKeyLimit(config, stores);
             String description = "issuer: " + issuerName + "; stores: " + String.join(", ", config.stores().keySet());
             return new Backends(issuer, List.copyOf(stores), owned, description);
         } catch (Exception | Error e) {
             closeAll(owned, e);
             throw e;
+        }
+    }
+
+    /**
+     * A key the gateway accepts must fit every store it can address: a limits.maxKeyBytes above a
+     * store's own limit (an SQL store's key column holds 2048 bytes) would accept keys the store
+     * can never write.
+     */
+    private static void checkKeyLimit(GatewayConfig config, List<StoreBinding> stores) {
+        Integer configured = config.limits() == null ? null : config.limits().maxKeyBytes();
+        if (configured == null) {
+            return;
+        }
+        for (StoreBinding b : stores) {
+            int storeLimit = b.store().limits().maxKeyBytes();
+            if (configured > storeLimit) {
+                throw new ConfigException("limits.maxKeyBytes", configured + " is more than store '" + b.name()
+                        + "' takes (" + storeLimit + " bytes): lower it to at most " + storeLimit);
+            }
         }
     }
 
@@ -275,7 +296,12 @@ public final class Backends implements AutoCloseable {
             if (!Files.isDirectory(dir)) {
                 throw new ConfigException("stores." + name + ".dir", "no such directory: " + dir.toAbsolutePath());
             }
-            GuardedStore store = FilesGuardedStore.open(dir, rule);
+            GuardedStore store;
+            try {
+                store = FilesGuardedStore.open(dir, name, rule);
+            } catch (StoreClaimedException e) {
+                throw new ConfigException("stores." + name + ": " + e.getMessage(), e);
+            }
             owned.add(store);
             return new StoreBinding(name, store, null, Map.of(), s.lock());
         }
@@ -291,6 +317,8 @@ public final class Backends implements AutoCloseable {
         JdbcGuardedStore store;
         try {
             store = JdbcGuardedStore.open(options);
+        } catch (StoreClaimedException e) {
+            throw new ConfigException("stores." + name + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
             throw new ConfigException("stores." + name + ": cannot open " + s.url() + ": " + e.getMessage(), e);
         }
@@ -303,7 +331,7 @@ public final class Backends implements AutoCloseable {
     /** The reactive store; fencegate's tables are migrated first, over JDBC, into {@code schema}. */
     private static StoreBinding openPostgres(String name, GatewayConfig.Store s, GuardRule rule, Vertx vertx,
                                              List<AutoCloseable> owned) {
-        PgStoreOptions options = new PgStoreOptions().rule(rule).schema(s.schema());
+        PgStoreOptions options = new PgStoreOptions().name(name).rule(rule).schema(s.schema());
         if (s.host() != null) {
             options.host(s.host());
         }
@@ -330,7 +358,14 @@ public final class Backends implements AutoCloseable {
         } catch (RuntimeException e) {
             throw new ConfigException("stores." + name + ": cannot migrate " + where + ": " + e.getMessage(), e);
         }
-        PgGuardedStore store = PgGuardedStore.open(vertx, options);
+        PgGuardedStore store;
+        try {
+            store = PgGuardedStore.open(vertx, options);
+        } catch (StoreClaimedException e) {
+            throw new ConfigException("stores." + name + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw new ConfigException("stores." + name + ": cannot open " + where + ": " + e.getMessage(), e);
+        }
         owned.add(store);
         Map<String, NamedSql> named = new LinkedHashMap<>();
         s.statements().forEach((stmt, sql) -> named.put(stmt, NamedSql.parse(sql)));

@@ -59,7 +59,7 @@ class GatewayContractIT {
                 .operationTimeout(Duration.ofSeconds(5)).build();
         var lenient = postgres.store(GuardRule.SAME_LEASE); // opening it migrates the schema
         Vertx pgVertx = Vertx.vertx();
-        var pg = PgGuardedStore.open(pgVertx, new PgStoreOptions().database("test").schema(postgres.name)
+        var pg = PgGuardedStore.open(pgVertx, new PgStoreOptions().database("test").schema(postgres.name).name(postgres.name)
                 .poolSize(4).operationTimeout(Duration.ofSeconds(3)));
         AutoCloseable closePgVertx = () -> pgVertx.close().await(10, TimeUnit.SECONDS);
         var maria = mariadb.store(GuardRule.STRICT);

@@ -50,7 +50,7 @@ class GatewayWriteRateProbe {
             db.store(GuardRule.STRICT).close(); // migrates the schema
             var issuer = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.getConnectString()).build();
             PgGuardedStore store = PgGuardedStore.open(storeVertx, new PgStoreOptions().database("test")
-                    .schema(db.name).poolSize(8));
+                    .schema(db.name).name(db.name).poolSize(8));
             // One lock for the whole store: one lease's token writes every (fresh) key once.
             StoreBinding binding = new StoreBinding("pg", store, null, Map.of(), "bench");
             try (GatewayHarness gw = new GatewayHarness(new GatewayOptions(), issuer, List.of(binding), List.of(issuer, store))) {

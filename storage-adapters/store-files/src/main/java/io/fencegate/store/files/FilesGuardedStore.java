@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * check-and-replace serialised across threads and processes ({@link ItemLocks}). Keys map to paths
  * that cannot leave the root ({@link KeyPaths}); a symbolic link met on the way is refused.
  *
+ * <p>A directory belongs to one store name ({@link StoreMarker}): another name is refused at open.
+ *
  * <p>The root must exist: a missing root is an unmounted or lost volume, reported as
  * {@link StoreUnavailableException}, never silently recreated as an empty store. File I/O runs on
  * the store's own threads, never the caller's.
@@ -54,21 +56,47 @@ public final class FilesGuardedStore implements GuardedStore {
         });
     }
 
-    /** A store on {@code root} (which must exist), with default limits and 4 I/O threads. */
+    /** A store named {@code "default"} on {@code root} (which must exist), with default limits and 4 I/O threads. */
     public static FilesGuardedStore open(Path root, GuardRule rule) {
-        return open(root, rule, StoreLimits.DEFAULT, 4);
+        return open(root, "default", rule);
+    }
+
+    /** A store named {@code name} on {@code root}, with default limits and 4 I/O threads. */
+    public static FilesGuardedStore open(Path root, String name, GuardRule rule) {
+        return open(root, name, rule, StoreLimits.DEFAULT, 4);
     }
 
     public static FilesGuardedStore open(Path root, GuardRule rule, StoreLimits limits, int ioThreads) {
+        return open(root, "default", rule, limits, ioThreads);
+    }
+
+    /**
+     * A store named {@code name} (1-64 of A-Z a-z 0-9 _ . -) on {@code root}, which must exist.
+     * The directory is claimed for the name ({@value StoreMarker#FILE}); a store with another name
+     * on it is refused with {@link io.fencegate.store.StoreClaimedException}. Stores in several
+     * processes on one directory must share a name.
+     */
+    public static FilesGuardedStore open(Path root, String name, GuardRule rule, StoreLimits limits, int ioThreads) {
+        StoreMarker.checkName(name);
         if (!Files.isDirectory(root)) {
             throw new IllegalArgumentException("files store root " + root + " is not an existing directory");
         }
+        FilesGuardedStore store;
         try {
-            FilesGuardedStore store = new FilesGuardedStore(root.toAbsolutePath().normalize(), rule, limits, ioThreads);
+            store = new FilesGuardedStore(root.toAbsolutePath().normalize(), rule, limits, ioThreads);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open files store on " + root, e);
+        }
+        try {
+            StoreMarker.claim(store.root, name);
             AtomicFiles.removeStaleTemporaries(store.root);
             return store;
         } catch (IOException e) {
+            store.close();
             throw new UncheckedIOException("cannot open files store on " + root, e);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
         }
     }
 

@@ -46,6 +46,16 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
         return FilesGuardedStore.open(root.path, rule);
     }
 
+    @Override
+    protected String storeName() {
+        return "default";
+    }
+
+    @Override
+    protected GuardedStore newStoreNamed(String name, GuardRule rule) {
+        return FilesGuardedStore.open(root.path, name, rule);
+    }
+
     /**
      * The outage store's root is a symbolic link to the real directory, as a mount point is to a
      * volume: cut removes the link (the volume is gone), restore puts it back. The witness reads
@@ -138,6 +148,7 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
     void aMissingRootIsAnOutageNotAnEmptyStore() throws Exception {
         Path gone = Files.createDirectories(root.path.resolve("vanishing"));
         GuardedStore store = closeAfter(FilesGuardedStore.open(gone, GuardRule.STRICT));
+        Files.delete(gone.resolve(StoreMarker.FILE));
         Files.delete(gone);
         assertThatThrownBy(() -> await(store.read(key("x")))).isInstanceOf(io.fencegate.store.StoreUnavailableException.class);
         assertThatThrownBy(() -> await(store.write(key("x"), 1, bytes("x"))))
@@ -145,5 +156,20 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
         assertThat(Files.exists(gone)).as("the root is not recreated").isFalse();
         Files.createDirectories(gone);
         assertThat(await(store.read(key("x")))).isEqualTo(new Missing(0, 0));
+    }
+
+    /** The owner marker lives beside the items but no key reaches it: '.' is encoded, item files end in .fgi. */
+    @Test
+    void theStoreMarkerIsNeverAnItem() throws Exception {
+        Path dir = Files.createDirectories(root.path.resolve("marked"));
+        GuardedStore store = closeAfter(FilesGuardedStore.open(dir, "marked", GuardRule.STRICT));
+        assertThat(Files.readString(dir.resolve(StoreMarker.FILE)).strip()).isEqualTo("marked");
+        assertThat(await(store.read(StoreMarker.FILE))).isEqualTo(new Missing(0, 0));
+        assertThat(await(store.write(StoreMarker.FILE, 3, bytes("not the marker")))).isEqualTo(new Applied(0));
+        assertThat(await(store.write(StoreMarker.FILE + "/x", 3, bytes("nor below it")))).isEqualTo(new Applied(0));
+        assertThat(Files.readString(dir.resolve(StoreMarker.FILE)).strip()).isEqualTo("marked");
+        assertThatThrownBy(() -> FilesGuardedStore.open(dir, "other", GuardRule.STRICT))
+                .isInstanceOf(io.fencegate.store.StoreClaimedException.class)
+                .hasMessageContaining("'other'").hasMessageContaining("'marked'");
     }
 }

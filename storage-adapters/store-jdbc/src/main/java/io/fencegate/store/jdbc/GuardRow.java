@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 
 /**
  * The one place a row of {@code fencegate_item} or {@code fencegate_fence} is locked, created and
@@ -19,6 +20,9 @@ final class GuardRow {
     /** A locked row: its token, fence, and (items, when asked for) its value; null value = missing item. */
     record Locked(long token, long fence, byte[] value) {
     }
+
+    /** MySQL/MariaDB ER_DUP_ENTRY: the one warning INSERT IGNORE is used for. */
+    private static final int MYSQL_DUPLICATE_ENTRY = 1062;
 
     private final Dialect dialect;
     private final String table;
@@ -40,6 +44,7 @@ final class GuardRow {
             case POSTGRESQL -> "INSERT INTO " + table + " " + columns + " ON CONFLICT (resource) DO NOTHING";
             // INSERT IGNORE: its count is 0 on a duplicate under both found-rows and affected-rows
             // reporting (ON DUPLICATE KEY UPDATE x = x would count 1 under MariaDB's found rows).
+            // It also turns a truncation into a warning: insertIfMissing fails on any but a duplicate.
             case MYSQL -> "INSERT IGNORE INTO " + table + " " + columns;
             case H2 -> "INSERT INTO " + table + " " + columns;
         };
@@ -86,7 +91,11 @@ final class GuardRow {
             }
             ps.setLong(i++, token);
             ps.setLong(i, fence);
-            return ps.executeUpdate() == 1;
+            int inserted = ps.executeUpdate();
+            if (dialect == Dialect.MYSQL) {
+                refuseIgnoredErrors(ps.getWarnings(), key);
+            }
+            return inserted == 1;
         } catch (SQLException e) {
             // H2 has no insert-or-ignore outside its compatibility modes; a statement that fails
             // on a duplicate key leaves H2's transaction usable.
@@ -95,6 +104,26 @@ final class GuardRow {
             }
             throw e;
         }
+    }
+
+    /**
+     * INSERT IGNORE ignores more than the duplicate key it is here for: a value too long for its
+     * column is truncated with a warning (a 2049-byte key would be stored, and acknowledged,
+     * under its first 2048 bytes: another item, guarded by another lock). So any warning but a
+     * duplicate fails the insert; the transaction rolls back and nothing is written. Stores
+     * refuse such keys before this point; this is the database-side backstop.
+     */
+    private static void refuseIgnoredErrors(SQLWarning warning, String key) throws SQLException {
+        for (SQLWarning w = warning; w != null; w = w.getNextWarning()) {
+            if (w.getErrorCode() != MYSQL_DUPLICATE_ENTRY) {
+                throw new SQLException("insert of key '" + abbreviated(key) + "' refused: the database would have"
+                        + " changed it (warning " + w.getErrorCode() + ": " + w.getMessage() + ")", "22001", w);
+            }
+        }
+    }
+
+    private static String abbreviated(String key) {
+        return key.length() <= 64 ? key : key.substring(0, 64) + "…";
     }
 
     /** Locks {@code key}'s row, creating it empty (token 0, fence 0) if it is missing. */

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.pool.HikariPool;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.schema.FencegateSchema.Dialect;
+import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Executed;
 import io.fencegate.store.Found;
@@ -16,6 +17,7 @@ import io.fencegate.store.NamedSql;
 import io.fencegate.store.ReadResult;
 import io.fencegate.store.Stale;
 import io.fencegate.store.StatementResult;
+import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.StoreLimits;
 import io.fencegate.store.StoreUnavailableException;
 import io.fencegate.store.WriteResult;
@@ -42,6 +44,10 @@ import javax.sql.DataSource;
  * deletes and fenced reads are each one statement in autocommit, one round trip
  * ({@link PostgresOneStatement}); the guard-row statements always use the transaction.
  *
+ * <p>A database / schema belongs to one store name: the first store to open it claims it, and a
+ * store with another name is refused at open ({@link StoreClaimedException}); two stores on one
+ * DataSource must share a name. Keys longer than the key column are refused, never truncated.
+ *
  * <p>Blocking JDBC runs on the store's own threads ({@link Transactions}); methods return at once.
  */
 public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
@@ -63,13 +69,16 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         this.timeoutSeconds = (int) Math.max(1, options.queryTimeout().toSeconds());
         try (Connection c = dataSource.getConnection()) {
             this.dialect = Dialect.of(c);
-            this.limits = ValueLimits.effective(c, dialect, options.limits());
+            // Keys past the key column are refused here, never handed to a database that
+            // could truncate them into another item's key (FencegateSchema.MAX_KEY_BYTES).
+            this.limits = ValueLimits.effective(c, dialect, options.limits()).atMostKeyBytes(FencegateSchema.MAX_KEY_BYTES);
         } catch (SQLException e) {
             throw Transactions.translate(e);
         }
         if (migrate) {
             FencegateSchema.migrate(dataSource);
         }
+        claim(dataSource, options.name(), timeoutSeconds);
         this.items = GuardRow.items(dialect);
         this.fences = GuardRow.fences(dialect);
         this.readSql = "SELECT token, fence, val FROM fencegate_item WHERE resource = ?";
@@ -89,6 +98,34 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     public static JdbcGuardedStore over(DataSource dataSource, JdbcStoreOptions options) {
         options.validate(false);
         return new JdbcGuardedStore(dataSource, null, options, options.migrate());
+    }
+
+    /**
+     * Claims the database / schema for the store's name, or refuses to open: it belongs to a
+     * store with another name ({@link StoreClaim}). Every store on one DataSource must have the
+     * same name.
+     */
+    private static void claim(DataSource dataSource, String name, int timeoutSeconds) {
+        try (Connection c = dataSource.getConnection()) {
+            String owner = StoreClaim.claim(c, name, timeoutSeconds);
+            if (!owner.equals(name)) {
+                throw new StoreClaimedException(name, owner, where(c));
+            }
+        } catch (SQLException e) {
+            String state = e.getSQLState() == null ? "" : e.getSQLState();
+            if (state.equals("42P01") || state.equals("42S02") || state.equals("42S04") || state.equals("42102")) {
+                throw new IllegalStateException("fencegate_store_claim is missing: apply fencegate's migrations "
+                        + "(up to V4) before opening store '" + name + "'", e);
+            }
+            throw Transactions.translate(e);
+        }
+    }
+
+    /** The claimed place, for the refusal: database (catalog) and schema, no credentials. */
+    private static String where(Connection c) throws SQLException {
+        String product = c.getMetaData().getDatabaseProductName();
+        String schema = c.getSchema();
+        return product + " database '" + c.getCatalog() + "'" + (schema == null ? "" : " schema '" + schema + "'");
     }
 
     /** A store with its own HikariCP pool on {@code options.jdbcUrl()}, closed with the store. */
@@ -300,7 +337,10 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         return rule;
     }
 
-    /** The limits in force: the configured ones, lowered to what the database can take. */
+    /**
+     * The limits in force: the configured ones, lowered to what the database can take (keys to
+     * {@link FencegateSchema#MAX_KEY_BYTES}, values to MySQL's packet size).
+     */
     @Override
     public StoreLimits limits() {
         return limits;

@@ -1,5 +1,6 @@
 package io.fencegate.store.jdbc;
 
+import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.StoreLimits;
 import java.time.Duration;
@@ -15,7 +16,7 @@ public final class JdbcStoreOptions {
     private String jdbcUrl;
     private String username;
     private String password;
-    private String name = "jdbc";
+    private String name = "default";
     private GuardRule rule = GuardRule.STRICT;
     private StoreLimits limits = StoreLimits.DEFAULT;
     private int poolSize = 8;
@@ -39,9 +40,14 @@ public final class JdbcStoreOptions {
         return this;
     }
 
-    /** The store's name in thread names and errors. */
+    /**
+     * The store's name (default {@code "default"}; 1-64 of A-Z a-z 0-9 _ . -): the database /
+     * schema is claimed for it at open, and a store with another name on the same schema is
+     * refused (items are keyed by the bare key, locks and API-key scopes by store). Several
+     * stores, processes or gateways on one schema must use the same name. Also in thread names.
+     */
     public JdbcStoreOptions name(String name) {
-        this.name = Objects.requireNonNull(name, "name");
+        this.name = StoreClaim.checkName(name);
         return this;
     }
 

@@ -5,11 +5,13 @@ import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
 import io.fencegate.store.StoreLimits;
 import io.fencegate.store.testkit.AbstractGuardedStoreContractTest;
+import io.fencegate.store.testkit.KeyColumnChecks;
 import io.fencegate.store.testkit.OutageHarness;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /** The contract suite on one real database; subclasses name the kind. */
@@ -43,7 +45,17 @@ abstract class AbstractJdbcContractIT extends AbstractGuardedStoreContractTest {
 
     @Override
     protected GuardedStore newIndependentStore(GuardRule rule) {
-        return JdbcGuardedStore.open(db.options().rule(rule).poolSize(3).migrate(false).name(db.name() + "-2"));
+        return JdbcGuardedStore.open(db.options().rule(rule).poolSize(3).migrate(false));
+    }
+
+    @Override
+    protected String storeName() {
+        return db.options().name();
+    }
+
+    @Override
+    protected GuardedStore newStoreNamed(String name, GuardRule rule) {
+        return JdbcGuardedStore.open(db.options().rule(rule).poolSize(2).migrate(false).name(name));
     }
 
     @Override
@@ -65,6 +77,14 @@ abstract class AbstractJdbcContractIT extends AbstractGuardedStoreContractTest {
                         .migrate(false).connectTimeout(Duration.ofSeconds(2)).queryTimeout(Duration.ofSeconds(3)));
             }
         };
+    }
+
+    /** fencegate_item.resource and fencegate_fence.resource: VARBINARY(2048) / VARCHAR(2048). */
+    @Test
+    void keysLongerThanTheKeyColumnAreRefusedAndChangeNothing() throws Exception {
+        JdbcGuardedStore store = closeAfter(JdbcGuardedStore.open(db.options().poolSize(2).migrate(false)
+                .limits(new StoreLimits(8192, 1024 * 1024))));
+        KeyColumnChecks.assertKeysPastTheColumnAreRefused(store, key(""), 2048);
     }
 
     static {

@@ -39,4 +39,29 @@ class MariaDbJdbcGuardedStoreIT extends AbstractJdbcContractIT {
             assertThat(((Found) await(store.read(k))).value()).hasSize(limit);
         }
     }
+
+    /**
+     * The database-side backstop behind the store's key limit: MariaDB's INSERT IGNORE cuts a
+     * 2049-byte key to the VARBINARY(2048) column and reports success; the guard row's insert
+     * must fail instead, and write nothing (also for fencegate_fence, the guard-row shape).
+     */
+    @Test
+    void insertOfAKeyPastTheColumnFailsInsteadOfTruncating() throws Exception {
+        String cut = key("t".repeat(2048 - key("").length()));
+        String tooLong = cut + "-tail";
+        for (GuardRow rows : java.util.List.of(GuardRow.items(db.dialect()), GuardRow.fences(db.dialect()))) {
+            try (Connection c = db.connect()) {
+                c.setAutoCommit(false);
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> rows.insertIfMissing(c, tooLong, null, 1, 1, 5))
+                        .isInstanceOf(java.sql.SQLException.class).hasMessageContaining("refused");
+                c.rollback();
+            }
+            try (Connection c = db.connect(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM " + rows.table() + " WHERE resource LIKE '"
+                            + key("tttt") + "%'")) {
+                rs.next();
+                assertThat(rs.getLong(1)).as(rows.table()).isZero();
+            }
+        }
+    }
 }

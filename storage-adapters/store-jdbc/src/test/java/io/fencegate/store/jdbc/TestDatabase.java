@@ -42,6 +42,14 @@ final class TestDatabase implements AutoCloseable {
         return kind;
     }
 
+    io.fencegate.schema.FencegateSchema.Dialect dialect() {
+        return switch (kind) {
+            case MARIADB -> io.fencegate.schema.FencegateSchema.Dialect.MYSQL;
+            case POSTGRES -> io.fencegate.schema.FencegateSchema.Dialect.POSTGRESQL;
+            case H2 -> io.fencegate.schema.FencegateSchema.Dialect.H2;
+        };
+    }
+
     String url() {
         return urlVia(backend());
     }

@@ -6,7 +6,9 @@ import static io.fencegate.schema.PostgresGuardSql.FENCED_READ;
 import static io.fencegate.schema.PostgresGuardSql.LOCK_GUARD_ROW;
 import static io.fencegate.schema.PostgresGuardSql.READ;
 
+import io.fencegate.schema.FencegateSchema;
 import io.fencegate.schema.PostgresGuardSql;
+import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Executed;
 import io.fencegate.store.Found;
@@ -18,6 +20,7 @@ import io.fencegate.store.NamedSql;
 import io.fencegate.store.ReadResult;
 import io.fencegate.store.Stale;
 import io.fencegate.store.StatementResult;
+import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.StoreLimits;
 import io.fencegate.store.StoreUnavailableException;
 import io.fencegate.store.WriteResult;
@@ -35,7 +38,9 @@ import io.vertx.sqlclient.Tuple;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -56,13 +61,23 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     private final Pool pool;
     private final PgStoreOptions options;
     private final String writeSql;
+    private final StoreLimits limits;
 
     private PgGuardedStore(Pool pool, PgStoreOptions options) {
         this.pool = pool;
         this.options = options;
         this.writeSql = PostgresGuardSql.write(options.rule() == GuardRule.STRICT);
+        // VARCHAR(2048) counts characters, the limit counts UTF-8 bytes: capping the bytes at the
+        // column's length fits every key (n bytes are at most n characters).
+        this.limits = options.limits().atMostKeyBytes(FencegateSchema.MAX_KEY_BYTES);
     }
 
+    /**
+     * Opens the store and claims its schema for {@link PgStoreOptions#name()}: blocks until the
+     * claim is read (bounded by the connect and operation timeouts), so call it off any event
+     * loop. Refused with {@link StoreClaimedException} if the schema belongs to a store with
+     * another name; with {@link StoreUnavailableException} if the server cannot be reached.
+     */
     public static PgGuardedStore open(Vertx vertx, PgStoreOptions options) {
         PgConnectOptions connect = new PgConnectOptions()
                 .setHost(options.host()).setPort(options.port()).setDatabase(options.database())
@@ -80,15 +95,55 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
                 .connectingTo(connect)
                 .using(vertx)
                 .build();
-        return new PgGuardedStore(pool, options);
+        PgGuardedStore store = new PgGuardedStore(pool, options);
+        try {
+            store.claim();
+            return store;
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** See {@link StoreClaim}: insert the claim unless there is one, then read whose it is. */
+    private void claim() {
+        String name = options.name();
+        Future<String> owner = pool.preparedQuery(StoreClaim.INSERT_PG).execute(Tuple.of(name))
+                .compose(inserted -> pool.preparedQuery(StoreClaim.SELECT).execute())
+                .map(rows -> rows.iterator().next().getString(0));
+        String claimedBy;
+        try {
+            claimedBy = bounded(owner).toCompletableFuture()
+                    .get(options.connectTimeout().plus(options.operationTimeout()).toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof PgException pg && "42P01".equals(pg.getSqlState())) {
+                throw new IllegalStateException("fencegate_store_claim is missing: apply fencegate's migrations (up to V4)"
+                        + " before opening store '" + name + "'", pg);
+            }
+            throw cause instanceof RuntimeException r ? r : new StoreUnavailableException(String.valueOf(cause), cause);
+        } catch (TimeoutException e) {
+            throw new StoreUnavailableException("postgres " + where() + ": no answer to the store claim", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while opening store '" + name + "'", e);
+        }
+        if (!claimedBy.equals(name)) {
+            throw new StoreClaimedException(name, claimedBy, where());
+        }
+    }
+
+    private String where() {
+        return "PostgreSQL database '" + options.database() + "'"
+                + (options.schema() == null ? " (default schema)" : " schema '" + options.schema() + "'");
     }
 
     @Override
     public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
         try {
-            options.limits().checkKey(key);
+            limits.checkKey(key);
             StoreLimits.checkToken(token);
-            options.limits().checkValue(value);
+            limits.checkValue(value);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -98,7 +153,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     @Override
     public CompletionStage<WriteResult> delete(String key, long token) {
         try {
-            options.limits().checkKey(key);
+            limits.checkKey(key);
             StoreLimits.checkToken(token);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
@@ -123,7 +178,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     @Override
     public CompletionStage<ReadResult> read(String key) {
         try {
-            options.limits().checkKey(key);
+            limits.checkKey(key);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -141,7 +196,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     @Override
     public CompletionStage<ReadResult> fencedRead(String key, long token) {
         try {
-            options.limits().checkKey(key);
+            limits.checkKey(key);
             StoreLimits.checkToken(token);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
@@ -177,7 +232,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     public CompletionStage<StatementResult> execute(String key, long token, NamedSql sql, Map<String, Object> params) {
         Tuple bound;
         try {
-            options.limits().checkKey(key);
+            limits.checkKey(key);
             StoreLimits.checkToken(token);
             bound = Tuple.from(sql.bind(params));
         } catch (IllegalArgumentException e) {
@@ -241,7 +296,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
 
     @Override
     public StoreLimits limits() {
-        return options.limits();
+        return limits;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.fencegate.store.postgres;
 
+import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.StoreLimits;
 import java.time.Duration;
@@ -18,6 +19,15 @@ public final class PgStoreOptions {
     private Duration operationTimeout = Duration.ofSeconds(10);
     private GuardRule rule = GuardRule.STRICT;
     private StoreLimits limits = StoreLimits.DEFAULT;
+    private String name = "default";
+
+    /**
+     * The store's name (default {@code "default"}; 1-64 of A-Z a-z 0-9 _ . -). The schema is
+     * claimed for it at open, and a store with another name on the same schema, reactive or
+     * JDBC, is refused: items are keyed by the bare key, locks and API-key scopes by store.
+     */
+    public String name() { return name; }
+    public PgStoreOptions name(String name) { this.name = StoreClaim.checkName(name); return this; }
 
     public String host() { return host; }
     public PgStoreOptions host(String host) { this.host = Objects.requireNonNull(host); return this; }
@@ -52,6 +62,7 @@ public final class PgStoreOptions {
     public GuardRule rule() { return rule; }
     public PgStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule); return this; }
 
+    /** Keys are further capped at the key column, {@code FencegateSchema.MAX_KEY_BYTES}. */
     public StoreLimits limits() { return limits; }
     public PgStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits); return this; }
 }

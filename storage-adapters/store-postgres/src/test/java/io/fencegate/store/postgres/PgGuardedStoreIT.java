@@ -15,7 +15,9 @@ import io.fencegate.store.NamedSql;
 import io.fencegate.store.Stale;
 import io.fencegate.store.testkit.AbstractGuardedStoreContractTest;
 import io.fencegate.store.WriteResult;
+import io.fencegate.store.testkit.KeyColumnChecks;
 import io.fencegate.store.testkit.OutageHarness;
+import io.fencegate.store.StoreLimits;
 import io.vertx.core.Vertx;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
@@ -78,7 +80,7 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
 
     private PgStoreOptions options(int port, GuardRule rule) {
         return new PgStoreOptions().host("127.0.0.1").port(port).database("test").user("postgres")
-                .schema(schema).rule(rule).poolSize(4)
+                .schema(schema).name(storeName()).rule(rule).poolSize(4)
                 .connectTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(4));
     }
 
@@ -91,6 +93,16 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
     @Override
     protected GuardedStore newIndependentStore(GuardRule rule) {
         return PgGuardedStore.open(newVertx(), options(5432, rule));
+    }
+
+    @Override
+    protected String storeName() {
+        return "orders"; // as in README's snippet, which runs on the same schema
+    }
+
+    @Override
+    protected GuardedStore newStoreNamed(String name, GuardRule rule) {
+        return PgGuardedStore.open(vertx, options(5432, rule).name(name));
     }
 
     @Override
@@ -134,12 +146,20 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
         }
     }
 
+    /** fencegate_item.resource is VARCHAR(2048): characters, so multi-byte keys must be counted in bytes. */
+    @Test
+    void keysLongerThanTheKeyColumnAreRefusedAndChangeNothing() throws Exception {
+        PgGuardedStore store = closeAfter(PgGuardedStore.open(vertx, options(5432, GuardRule.STRICT)
+                .limits(new StoreLimits(8192, 1024 * 1024))));
+        KeyColumnChecks.assertKeysPastTheColumnAreRefused(store, key(""), 2048);
+    }
+
     /** README's snippet, as printed (the migration already ran in {@link #createSchema()}). */
     @Test
     void readmeSnippet() throws Exception {
         long token = 7;
         PgGuardedStore orders = PgGuardedStore.open(vertx, new PgStoreOptions()
-                .host("127.0.0.1").database("test").schema(schema).user("postgres")
+                .host("127.0.0.1").database("test").schema(schema).user("postgres").name("orders")
                 .operationTimeout(Duration.ofSeconds(5)));            // past it: StoreUnavailableException
         CompletionStage<WriteResult> sold = orders.fencedRead("stock/widget", token)
                 .thenCompose(read -> orders.write("stock/widget", token, "0".getBytes(UTF_8)));

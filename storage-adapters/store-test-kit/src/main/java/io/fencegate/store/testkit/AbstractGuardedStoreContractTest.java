@@ -64,6 +64,15 @@ public abstract class AbstractGuardedStoreContractTest {
     /** How to cut this adapter off its backend: a TCP proxy, or {@link OutageHarness#custom}. */
     protected abstract OutageHarness outageHarness();
 
+    /** The store name {@link #newStore} and {@link #newIndependentStore} open their stores under. */
+    protected abstract String storeName();
+
+    /**
+     * A store named {@code name} on the suite's backend and namespace: with a name other than
+     * {@link #storeName()} the adapter must refuse to open it (the backend belongs to that store).
+     */
+    protected abstract GuardedStore newStoreNamed(String name, GuardRule rule) throws Exception;
+
     /** The limits the adapter enforces (the suite probes both sides of them). */
     protected StoreLimits limits() {
         return StoreLimits.DEFAULT;
@@ -251,6 +260,36 @@ public abstract class AbstractGuardedStoreContractTest {
         assertThat(await(two.fencedRead(k, 6))).isInstanceOf(Found.class);
         assertThat(await(one.write(k, 5, bytes("late")))).isEqualTo(new Stale(5, 6, 5));
         assertFound(await(one.read(k)), "one", 5, 6);
+    }
+
+    /**
+     * Rows are keyed by the bare key while locks ({@code store/key}) and API-key scopes are per
+     * store: two stores with different names on one database, schema or directory would write
+     * each other's items under each other's locks. So a backend belongs to one store name, and
+     * another name is refused when it opens, naming both stores; the same name opens again.
+     */
+    @Test
+    void aStoreWithAnotherNameIsRefusedOnAClaimedBackendAndChangesNothing() throws Exception {
+        GuardedStore owner = store(GuardRule.STRICT);
+        String k = key("claimed");
+        assertThat(await(owner.write(k, 5, bytes("owner's")))).isEqualTo(new Applied(0));
+        String intruder = "intruder-" + UUID.randomUUID().toString().substring(0, 6);
+        GuardedStore other;
+        try {
+            other = newStoreNamed(intruder, GuardRule.STRICT);
+        } catch (RuntimeException refused) {
+            assertThat(refused).hasMessageContaining("'" + intruder + "'")
+                    .hasMessageContaining("'" + storeName() + "'");
+            assertFound(await(owner.read(k)), "owner's", 5, 5);
+            // The owner's name still opens (a restart, another gateway of a scale-out).
+            GuardedStore again = closeAfter(newStoreNamed(storeName(), GuardRule.STRICT));
+            assertFound(await(again.read(k)), "owner's", 5, 5);
+            return;
+        }
+        closeAfter(other);
+        WriteResult overwrite = await(other.write(k, 9, bytes("intruder's")));
+        throw new AssertionError("store '" + intruder + "' opened on the backend of store '" + storeName()
+                + "'; its write of " + k + " answered " + overwrite + " and the owner now reads " + await(owner.read(k)));
     }
 
     /** Writers with random tokens on a few keys, spread over {@code stores}; then the history is checked. */

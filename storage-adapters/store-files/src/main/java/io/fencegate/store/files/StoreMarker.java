@@ -1,0 +1,59 @@
+package io.fencegate.store.files;
+
+import io.fencegate.store.StoreClaimedException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * The owner of a store's directory: {@value #FILE} in the root holds the store's name. Item
+ * files map from the bare key while locks ({@code store/key}) and API-key scopes are per store,
+ * so two stores with different names on one directory would overwrite each other's items. The
+ * first store to open a root writes the marker, and a store with another name is refused. No key
+ * reaches the marker: {@link KeyPaths} encodes '.' and ends every item file in {@code .fgi}.
+ *
+ * <p>The marker appears whole or not at all: its content goes to a temporary file first, which
+ * is then hard-linked to the marker's name ({@code link} fails if the name exists: of two
+ * stores opening at once exactly one wins, and the other reads the winner's name).
+ */
+final class StoreMarker {
+    static final String FILE = ".fencegate-store";
+    /** Store names: the same rule as the SQL stores' claims. */
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+    private StoreMarker() {}
+
+    static String checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("a store name is 1-64 of A-Z a-z 0-9 _ . -, was '" + name + "'");
+        }
+        return name;
+    }
+
+    /** Claims {@code root} for {@code name}, or throws {@link StoreClaimedException} naming its owner. */
+    static void claim(Path root, String name) throws IOException {
+        Path marker = root.resolve(FILE);
+        if (!Files.exists(marker)) {
+            Path temp = root.resolve(AtomicFiles.TEMP_PREFIX + UUID.randomUUID());
+            try {
+                Files.write(temp, (name + "\n").getBytes(StandardCharsets.UTF_8));
+                try (var ch = java.nio.channels.FileChannel.open(temp, java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+                Files.createLink(marker, temp);
+            } catch (FileAlreadyExistsException raced) {
+                // another store claimed the root first: read whose it is below
+            } finally {
+                Files.deleteIfExists(temp);
+            }
+        }
+        String owner = new String(Files.readAllBytes(marker), StandardCharsets.UTF_8).strip();
+        if (!owner.equals(name)) {
+            throw new StoreClaimedException(name, owner, "directory " + root);
+        }
+    }
+}
