@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -69,7 +69,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final StatefulRedisConnection<String, String> connection;
     private final RedisAsyncCommands<String, String> redis;
     private final ReleaseSignals signals;
-    private final ScheduledExecutorService scheduler;
+    private final ScheduledThreadPoolExecutor scheduler;
     private final ExecutorService markThread;
     private final TokenCounter counter;
     private final ExpiryWatch expiries;
@@ -126,7 +126,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         this.connection = conn;
         this.redis = conn.async();
         this.signals = sig;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(daemon("fencegate-redis-issuer"));
+        this.scheduler = new ScheduledThreadPoolExecutor(1, daemon("fencegate-redis-issuer"));
         this.markThread = Executors.newSingleThreadExecutor(daemon("fencegate-redis-mark"));
         this.counter = new TokenCounter(redis, keys, options.highWaterMark(), options.tokenBlock(),
                 options.commandTimeout(), markThread);
@@ -246,6 +246,11 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             resources.shutdown(0, 2, TimeUnit.SECONDS);
         }
+    }
+
+    /** Timers waiting in the scheduler's queue, cancelled ones included (for tests). */
+    int scheduledTimers() {
+        return scheduler.getQueue().size();
     }
 
     private void tellListeners(Lease lease, LeaseEnd reason) {
