@@ -127,6 +127,11 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         this.redis = conn.async();
         this.signals = sig;
         this.scheduler = new ScheduledThreadPoolExecutor(1, daemon("fencegate-redis-issuer"));
+        // Why: every lease schedules an expiry timer and almost every one is cancelled by a release.
+        // By default a cancelled task stays queued until its delay passes, so the queue (and memory)
+        // grew with the lease rate times the ttl; removed on cancel, it holds the live leases only.
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.markThread = Executors.newSingleThreadExecutor(daemon("fencegate-redis-mark"));
         this.counter = new TokenCounter(redis, keys, options.highWaterMark(), options.tokenBlock(),
                 options.commandTimeout(), markThread);

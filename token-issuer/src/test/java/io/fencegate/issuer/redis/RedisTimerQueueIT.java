@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RedisTimerQueueIT {
 
     private static final int ACQUIRERS = 16;
-    private static final int CYCLES = 20_000;
+    private static final int CYCLES = 50_000;
     private static final long MAX_SECONDS = 60;
 
     @TempDir
