@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +78,8 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Defence in depth: Redis's counter may never be below a token this issuer handed out. */
+    private final AtomicLong highestToken = new AtomicLong();
 
     /**
      * Connects, and refuses anything but one standalone master.
@@ -162,7 +165,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         String lock = parsed.get().lock();
         long sent = System.currentTimeMillis();
         return mapErrors(LeaseScripts.renew.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.grants(lock)},
+                        new String[] {keys.lock(lock), keys.grants(lock), keys.run()},
                         parsed.get().secret(), Long.toString(options.grantRetention().toMillis()))
                 .thenApply(reply -> LeaseScripts.first(reply) == 1
                         ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
@@ -324,6 +327,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         }
 
         private void granted(Lease lease, String secret) {
+            highestToken.accumulateAndGet(lease.token(), Math::max);
             grantCache.add(lease.lock(), lease.token());
             expiries.track(lease, secret);
             if (!finish(Optional.of(lease), null)) {
@@ -370,9 +374,9 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     /** Runs the acquire script, repairing a lost or used-up token counter a bounded number of times. */
     private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, int repairsLeft) {
         return LeaseScripts.acquire.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock)},
+                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run()},
                         secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
-                        Long.toString(options.grantRetention().toMillis()))
+                        Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()))
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
                     if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {
@@ -384,7 +388,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                                         + "' kept changing while it was being restored"));
                     }
                     CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
-                            ? counter.recoverLost()
+                            ? counter.recoverLost(highestToken.get())
                             : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
                     return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, repairsLeft - 1));
                 });
