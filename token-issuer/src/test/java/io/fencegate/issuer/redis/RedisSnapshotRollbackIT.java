@@ -101,6 +101,28 @@ class RedisSnapshotRollbackIT {
     }
 
     /**
+     * Defence in depth: a rollback that keeps the run_id ({@code DEBUG RELOAD NOSAVE} loads the older
+     * RDB into the running server) is still caught by an issuer that handed out a higher token.
+     */
+    @Test
+    void counterNeverFallsBelowATokenThisIssuerHandedOut() throws Exception {
+        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb", "--enable-debug-command", "yes");
+        RedisLeaseIssuer running = newIssuer();
+        List<Long> before = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            before.add(TokenCounterLossContract.grant(running, LOCK));
+        }
+        assertThat(server.command("SAVE")).isEqualTo("+OK");
+        for (int i = 0; i < 5; i++) {
+            before.add(TokenCounterLossContract.grant(running, LOCK));
+        }
+        assertThat(server.command("DEBUG RELOAD NOSAVE")).isEqualTo("+OK");
+        assertThat(server.command("GET " + PREFIX + "token-counter")).as("rolled back").isEqualTo("$1");
+
+        assertThat(TokenCounterLossContract.grant(running, LOCK)).isGreaterThan(before.stream().mapToLong(Long::longValue).max().orElseThrow());
+    }
+
+    /**
      * A lease released before the crash reappears from the snapshot, still holding its lock key.
      * Its holder must not get it back by renewing: after the snapshot another lease held the lock.
      */
