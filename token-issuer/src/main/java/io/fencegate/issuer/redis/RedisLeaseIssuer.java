@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *   <li>acquire is one Lua script: SET the lock key NX PX ttl and INCR the token counter, so a held
  *       lock consumes no token; the lock's value holds the lease secret, token and ttl.</li>
  *   <li>the counter only hands out tokens below a ceiling that a durable {@link TokenHighWaterMark}
- *       already covers, so a FLUSHALL or a restart without persistence never repeats a token.</li>
+ *       already covers, so a FLUSHALL or a restart without persistence never repeats a token; nor
+ *       does a restart from an older snapshot: the script grants nothing under a counter not yet
+ *       checked under the live server's {@code run_id}, and the check moves it up to the mark.</li>
  *   <li>lease ids carry the lock name and a random secret: any instance on the same Redis and key
  *       prefix renews or releases them; release and renew compare the secret first.</li>
  *   <li>waiting acquirers wake on a release PUBLISH, and otherwise poll with a capped backoff or at
