@@ -80,7 +80,8 @@ final class ExpiryWatch {
             return;
         }
         LeaseScripts.check.<Long>run(redis,
-                        new String[] {keys.lock(tracked.lease.lock()), keys.released(tracked.secret)}, tracked.secret)
+                        new String[] {keys.lock(tracked.lease.lock()), keys.released(tracked.secret), keys.run()},
+                        tracked.secret)
                 .whenComplete((answer, error) -> {
                     if (bySecret.get(tracked.secret) != tracked) {
                         return;

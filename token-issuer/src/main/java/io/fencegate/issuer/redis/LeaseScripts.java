@@ -25,17 +25,44 @@ final class LeaseScripts {
     static final long NEED_BLOCK = -2;
 
     /*
-     * KEYS: lock, counter, ceiling, grants. ARGV: secret, ttlMs, grantsKept, grantRetentionMs.
+     * Shared by the scripts that must know whether Redis restarted since the counter was checked.
+     * Why the run_id: a Redis that crashes and comes back from an older RDB snapshot, or an AOF
+     * that lost its last second, still has a counter and a ceiling, only older ones, and would
+     * hand out the newest tokens again. Every start gets a new run_id, and a snapshot cannot bring
+     * back the live one, so "this counter was checked under the live run" is the only state that
+     * proves nothing was rolled back. INFO is allowed in scripts, so the check and the INCR are
+     * one atomic step: a command re-sent after a reconnect is judged against the new run too.
+     */
+    private static final String RUN = """
+            local function live_run_id()
+              return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+            end
+            local function run_floor(key)
+              local run = redis.call('GET', key)
+              if not run then return nil end
+              local id, floor = string.match(run, '^(%x+):(%d+)$')
+              if id ~= live_run_id() then return nil end
+              return tonumber(floor)
+            end
+            """;
+
+    /*
+     * KEYS: lock, counter, ceiling, grants, run. ARGV: secret, ttlMs, grantsKept, grantRetentionMs,
+     * highest token this issuer has seen.
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
      * Why refuse a missing counter: INCR would silently re-create it at 1 and repeat old tokens.
-     * The lock check comes first, so a held lock consumes no token.
+     * Why refuse a counter not checked under the live run: it may be an older one from a snapshot.
+     * Why refuse a counter below a token this issuer saw: the same, caught without trusting run_id.
+     * The lock check comes first, so a held lock consumes no token (and costs no INFO).
      */
-    private static final String ACQUIRE = """
+    private static final String ACQUIRE = RUN + """
             local pttl = redis.call('PTTL', KEYS[1])
             if pttl ~= -2 then return {0, pttl} end
+            if not run_floor(KEYS[5]) then return {-1} end
             local counter = redis.call('GET', KEYS[2])
             local ceiling = redis.call('GET', KEYS[3])
             if not counter or not ceiling then return {-1} end
+            if tonumber(counter) < tonumber(ARGV[5]) then return {-1} end
             if tonumber(counter) + 1 > tonumber(ceiling) then return {-2, counter} end
             local token = redis.call('INCR', KEYS[2])
             redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token .. ':' .. ARGV[2], 'PX', ARGV[2])
@@ -48,12 +75,18 @@ final class LeaseScripts {
             return {1, token}
             """;
 
-    /* KEYS: lock, grants. ARGV: secret, grantRetentionMs. Answers {1, token, ttlMs} or {0}. */
-    private static final String RENEW = """
+    /*
+     * KEYS: lock, grants, run. ARGV: secret, grantRetentionMs. Answers {1, token, ttlMs} or {0}.
+     * A lease granted before Redis restarted (token <= the run's floor, or the run not checked yet)
+     * is over: its key may have come back from a snapshot after another lease held the lock.
+     */
+    private static final String RENEW = RUN + """
             local value = redis.call('GET', KEYS[1])
             if not value then return {0} end
             local secret, token, ttl = string.match(value, '^(%x+):(%d+):(%d+)$')
             if secret ~= ARGV[1] then return {0} end
+            local floor = run_floor(KEYS[3])
+            if not floor or tonumber(token) <= floor then return {0} end
             redis.call('PEXPIRE', KEYS[1], ttl)
             redis.call('PEXPIRE', KEYS[2], ARGV[2])
             return {1, token, ttl}
@@ -75,10 +108,15 @@ final class LeaseScripts {
             return 1
             """;
 
-    /* KEYS: lock, released-marker. ARGV: secret. Answers pttl (>= 0) if alive, -1 released, -2 gone. */
-    private static final String CHECK = """
+    /*
+     * KEYS: lock, released-marker, run. ARGV: secret. Answers pttl (>= 0) if alive, -1 released,
+     * -2 gone. A lease from before a Redis restart is gone, like in RENEW.
+     */
+    private static final String CHECK = RUN + """
             local value = redis.call('GET', KEYS[1])
             if value and string.sub(value, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
+              local floor = run_floor(KEYS[3])
+              if not floor or tonumber(string.match(value, '^%x+:(%d+):')) <= floor then return -2 end
               local pttl = redis.call('PTTL', KEYS[1])
               if pttl < 0 then return 0 end
               return pttl
@@ -100,19 +138,27 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: counter, ceiling. ARGV: durable mark. Runs while the mark is frozen. Re-creates what
-     * was lost at the largest of mark / surviving counter / surviving ceiling, so nothing goes back;
-     * a no-op (0) if both keys exist (a racing issuer recovered first). Answers 1 if both were lost.
+     * KEYS: counter, ceiling, run. ARGV: durable mark, highest token the calling issuer has seen.
+     * Runs while the mark is frozen. Re-creates counter and ceiling at the largest of mark /
+     * surviving counter / surviving ceiling, so nothing goes back, and records the live run with
+     * that value as its floor. A no-op (0) if the counter is whole and was checked under the live
+     * run (a racing issuer recovered first). Answers 1 if both keys were lost, 2 if one was,
+     * 3 if both survived a restart (possibly rolled back from a snapshot).
      */
-    private static final String REINIT = """
+    private static final String REINIT = RUN + """
             local counter = redis.call('GET', KEYS[1])
             local ceiling = redis.call('GET', KEYS[2])
-            if counter and ceiling then return 0 end
+            if counter and ceiling and run_floor(KEYS[3]) and tonumber(counter) >= tonumber(ARGV[2]) then
+              return 0
+            end
             local value = ARGV[1]
             if counter and tonumber(counter) > tonumber(value) then value = counter end
             if ceiling and tonumber(ceiling) > tonumber(value) then value = ceiling end
+            if tonumber(ARGV[2]) > tonumber(value) then value = ARGV[2] end
             redis.call('SET', KEYS[1], value)
             redis.call('SET', KEYS[2], value)
+            redis.call('SET', KEYS[3], live_run_id() .. ':' .. value)
+            if counter and ceiling then return 3 end
             if counter or ceiling then return 2 end
             return 1
             """;

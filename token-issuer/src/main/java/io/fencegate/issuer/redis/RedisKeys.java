@@ -27,6 +27,14 @@ record RedisKeys(String prefix) {
         return prefix + "token-ceiling";
     }
 
+    /**
+     * {@code run_id:floor}: the Redis server run under which the counter was last (re)initialised,
+     * and the counter's value then. Every token handed out before that run is {@code <= floor}.
+     */
+    String run() {
+        return prefix + "token-run";
+    }
+
     String releaseChannel() {
         return prefix + "released";
     }

@@ -26,9 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *   <li>acquire is one Lua script: SET the lock key NX PX ttl and INCR the token counter, so a held
  *       lock consumes no token; the lock's value holds the lease secret, token and ttl.</li>
  *   <li>the counter only hands out tokens below a ceiling that a durable {@link TokenHighWaterMark}
- *       already covers, so a FLUSHALL or a restart without persistence never repeats a token.</li>
+ *       already covers, so a FLUSHALL or a restart without persistence never repeats a token; nor
+ *       does a restart from an older snapshot: the script grants nothing under a counter not yet
+ *       checked under the live server's {@code run_id}, and the check moves it up to the mark.</li>
  *   <li>lease ids carry the lock name and a random secret: any instance on the same Redis and key
  *       prefix renews or releases them; release and renew compare the secret first.</li>
  *   <li>waiting acquirers wake on a release PUBLISH, and otherwise poll with a capped backoff or at
@@ -69,7 +72,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final StatefulRedisConnection<String, String> connection;
     private final RedisAsyncCommands<String, String> redis;
     private final ReleaseSignals signals;
-    private final ScheduledExecutorService scheduler;
+    private final ScheduledThreadPoolExecutor scheduler;
     private final ExecutorService markThread;
     private final TokenCounter counter;
     private final ExpiryWatch expiries;
@@ -77,6 +80,8 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Defence in depth: Redis's counter may never be below a token this issuer handed out. */
+    private final AtomicLong highestToken = new AtomicLong();
 
     /**
      * Connects, and refuses anything but one standalone master.
@@ -126,7 +131,12 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         this.connection = conn;
         this.redis = conn.async();
         this.signals = sig;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(daemon("fencegate-redis-issuer"));
+        this.scheduler = new ScheduledThreadPoolExecutor(1, daemon("fencegate-redis-issuer"));
+        // Why: every lease schedules an expiry timer and almost every one is cancelled by a release.
+        // By default a cancelled task stays queued until its delay passes, so the queue (and memory)
+        // grew with the lease rate times the ttl; removed on cancel, it holds the live leases only.
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.markThread = Executors.newSingleThreadExecutor(daemon("fencegate-redis-mark"));
         this.counter = new TokenCounter(redis, keys, options.highWaterMark(), options.tokenBlock(),
                 options.commandTimeout(), markThread);
@@ -157,7 +167,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         String lock = parsed.get().lock();
         long sent = System.currentTimeMillis();
         return mapErrors(LeaseScripts.renew.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.grants(lock)},
+                        new String[] {keys.lock(lock), keys.grants(lock), keys.run()},
                         parsed.get().secret(), Long.toString(options.grantRetention().toMillis()))
                 .thenApply(reply -> LeaseScripts.first(reply) == 1
                         ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
@@ -248,6 +258,11 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         }
     }
 
+    /** Timers waiting in the scheduler's queue, cancelled ones included (for tests). */
+    int scheduledTimers() {
+        return scheduler.getQueue().size();
+    }
+
     private void tellListeners(Lease lease, LeaseEnd reason) {
         log.debug("lease on lock '{}' with token {} ended: {}", lease.lock(), lease.token(), reason);
         for (LeaseListener listener : listeners) {
@@ -314,6 +329,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         }
 
         private void granted(Lease lease, String secret) {
+            highestToken.accumulateAndGet(lease.token(), Math::max);
             grantCache.add(lease.lock(), lease.token());
             expiries.track(lease, secret);
             if (!finish(Optional.of(lease), null)) {
@@ -360,9 +376,9 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     /** Runs the acquire script, repairing a lost or used-up token counter a bounded number of times. */
     private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, int repairsLeft) {
         return LeaseScripts.acquire.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock)},
+                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run()},
                         secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
-                        Long.toString(options.grantRetention().toMillis()))
+                        Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()))
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
                     if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {
@@ -374,7 +390,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                                         + "' kept changing while it was being restored"));
                     }
                     CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
-                            ? counter.recoverLost()
+                            ? counter.recoverLost(highestToken.get())
                             : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
                     return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, repairsLeft - 1));
                 });

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariant: every token handed out {@code <=} Redis's ceiling {@code <=} the durable mark.
  * The ceiling is raised only after the mark was durably raised; a lost counter is re-created at
- * the mark while the mark is frozen, so no token can repeat or go backwards. File I/O (and the
+ * the mark while the mark is frozen, so no token can repeat or go backwards. So is a counter that
+ * survived a Redis restart: a restart may have rolled it back to an older snapshot, and only the
+ * mark knows how far tokens went before it. File I/O (and the
  * one Redis call made under the frozen mark) runs on its own thread, never on Redis's event loop.
  * Concurrent requests share one in-flight repair, so a burst costs one block, not one per caller.
  */
@@ -43,9 +45,13 @@ final class TokenCounter {
         this.markThread = markThread;
     }
 
-    /** Redis lost the counter or the ceiling: re-create both from the durable mark. */
-    CompletionStage<Void> recoverLost() {
-        return shared(() -> CompletableFuture.runAsync(this::reinitWhileFrozen, markThread));
+    /**
+     * Redis lost the counter or the ceiling, or restarted (and may have rolled them back to a
+     * snapshot): re-create both from the durable mark, never below {@code highestSeen}, the highest
+     * token this issuer has handed out.
+     */
+    CompletionStage<Void> recoverLost(long highestSeen) {
+        return shared(() -> CompletableFuture.runAsync(() -> reinitWhileFrozen(highestSeen), markThread));
     }
 
     /** The ceiling is used up: durably reserve the next block, then let Redis use it. */
@@ -63,15 +69,21 @@ final class TokenCounter {
         return inFlight;
     }
 
-    private void reinitWhileFrozen() {
+    private void reinitWhileFrozen(long highestSeen) {
         mark.whileFrozen(value -> {
             long outcome = await(LeaseScripts.reinit.<Long>run(redis,
-                    new String[] {keys.counter(), keys.ceiling()}, Long.toString(value)));
+                    new String[] {keys.counter(), keys.ceiling(), keys.run()}, Long.toString(value),
+                    Long.toString(highestSeen)));
             if (outcome == 1 && value > 0) {
                 log.warn("Redis lost the fencing-token counter under prefix '{}' (restart without persistence or FLUSHALL?): "
                         + "restarted it at the durable high-water mark {} ({})", keys.prefix(), value, mark);
             } else if (outcome == 1) {
                 log.info("Created the fencing-token counter under prefix '{}' ({})", keys.prefix(), mark);
+            } else if (outcome == 3) {
+                log.warn("Redis restarted (new run_id) under prefix '{}': the token counter it kept may be older than "
+                        + "tokens already handed out (a restore from a snapshot, an AOF that lost writes); moved it up "
+                        + "to the durable high-water mark {} ({}). Leases granted before the restart are over.",
+                        keys.prefix(), value, mark);
             } else if (outcome == 2) {
                 log.warn("Redis lost part of the fencing-token counter under prefix '{}': restored it from the durable "
                         + "high-water mark {} ({})", keys.prefix(), value, mark);

@@ -8,13 +8,27 @@
  *   <li><b>Tokens never repeat or go back</b>, also after FLUSHALL or a restart without
  *       persistence: Redis may only hand out tokens below a ceiling that the durable
  *       {@link io.fencegate.issuer.redis.TokenHighWaterMark} already covers (reserved in blocks,
- *       default 1000), and a lost counter restarts at that mark. Every issuer on one Redis and key
+ *       default 1000), and a lost counter restarts at that mark. So does a counter that survived a
+ *       Redis restart: a crash restores an older RDB snapshot, or an AOF ({@code everysec}) without
+ *       its last second, and brings back an older counter. The acquire script compares the live
+ *       {@code run_id} ({@code INFO server}, inside the script) with the one the counter was last
+ *       set under ({@code {prefix}token-run}) and grants nothing until the counter was moved up to
+ *       the mark; an issuer also refuses a counter below a token it handed out itself. Every issuer on one Redis and key
  *       prefix must share one mark (one file on a shared host, or a shared implementation). Losing
  *       both Redis's data and the mark loses the guarantee. Tokens are unique across locks and
  *       have gaps (unused rest of a block after a loss, a timed-out acquire).</li>
  *   <li><b>Mutual exclusion holds while Redis keeps its data.</b> A FLUSHALL or restart deletes
  *       held locks, so a second holder can be granted: its token is higher, so fenced writes
- *       stay safe, which is the point of fencing.</li>
+ *       stay safe, which is the point of fencing. A restart ends every lease granted before it
+ *       (renew fails, the expiry watch reports EXPIRED), even one whose lock key came back from a
+ *       snapshot: its holder may have released it, and another lease held the lock, after the
+ *       snapshot. Such a key blocks its lock until its ttl passes.</li>
+ *   <li><b>Cost of the restart check:</b> one {@code INFO server} per granted lease and per renew
+ *       (a held lock costs none), 4 to 8 µs of Redis CPU each. Measured with
+ *       {@code RedisAcquireReleaseRate} on the shared 2-core machine, before / after: 1 thread
+ *       6134 / 5077 acquire+release pairs/s, acquire p50 63 / 79 µs, p99 304 / 314 µs; 16 threads
+ *       20271 / 19584 pairs/s, p50 312 / 315 µs, p99 2671 / 2394 µs (other runs varied by more).
+ *       No cheaper identity of a server run is readable from a script.</li>
  *   <li><b>wasGranted forgets</b> grants older than the latest 1000 per lock, grants of locks unused
  *       for 7 days, and everything Redis lost (answers false, which only refuses a write).
  *       True answers are cached in-process.</li>
