@@ -104,6 +104,7 @@ public final class GatewayRouter {
         StoreTarget target;
         try {
             target = StoreTarget.parse(ctx.request().path(), stores);
+            ctx.put(Failures.STORE, target.binding().name());
             TokenGate.permitStore(ctx, target.binding());
         } catch (Problem p) {
             ctx.fail(p);
