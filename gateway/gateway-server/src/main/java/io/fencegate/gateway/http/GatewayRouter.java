@@ -64,7 +64,8 @@ public final class GatewayRouter {
             }
         }
         TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
-        LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout());
+        LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
+                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores));
         ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
