@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +21,9 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The gateway as users run it: README's {@code ./fencegate serve}, the launcher script and the
@@ -43,20 +41,9 @@ class LaunchedGatewayIT {
     private static final Map<String, String> JVM_FLAGS = Map.of("FENCEGATE_JAVA_OPTS", "-XX:TieredStopAtLevel=1 -Xmx256m");
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private Path work;
+    @TempDir
+    Path work;
     private URI base;
-
-    @BeforeEach
-    void workDir() throws Exception {
-        work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "launched");
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        try (var all = Files.walk(work)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-    }
 
     @Test
     void theLaunchedGatewayServesEveryRouteWithACleanLogAndEveryDocumentedMetric() throws Exception {
