@@ -3,6 +3,7 @@ package io.fencegate.issuer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -430,6 +431,24 @@ public abstract class AbstractLeaseIssuerContractTest {
     }
 
     // ---------------------------------------------------------------- bad input
+
+    /**
+     * Every issuer counts a lock's length in UTF-8 bytes, up to 4096: the gateway's one length rule
+     * for keys and locks relies on it. Three-byte characters tell bytes from characters apart.
+     */
+    @Test
+    void locksAreLimitedTo4096Utf8BytesOnEveryIssuer() throws Exception {
+        LeaseIssuer issuer = issuer();
+        String base = lock("utf8") + "/";
+        int room = 4096 - base.getBytes(StandardCharsets.UTF_8).length;
+        String longest = base + "x".repeat(room % 3) + "€".repeat(room / 3);
+        assertThat(longest.getBytes(StandardCharsets.UTF_8)).hasSize(4096);
+        Lease lease = acquired(issuer, longest, LONG_TTL);
+        assertThat(await(issuer.release(lease.leaseId()))).isTrue();
+        String over = longest + "€"; // 4099 bytes, about 1400 characters
+        assertThat(failureOf(() -> issuer.acquire(over, LONG_TTL, Duration.ZERO))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(failureOf(() -> issuer.wasGranted(over, 1))).isInstanceOf(IllegalArgumentException.class);
+    }
 
     @Test
     void badArgumentsAreIllegalArgumentException() throws Exception {

@@ -3,6 +3,7 @@ package io.fencegate.gateway;
 import io.fencegate.store.GuardedStatements;
 import io.fencegate.store.GuardedStore;
 import io.fencegate.store.NamedSql;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -37,6 +38,15 @@ public record StoreBinding(
     /** The lock a token must have been granted for to touch {@code key} (DESIGN.md). */
     public String lockFor(String key) {
         return lock != null ? lock : name + "/" + key;
+    }
+
+    /**
+     * The longest lock, in UTF-8 bytes, that guards an item of this store whose key is within
+     * {@code maxKeyBytes} (the gateway's limit) and the store's own key limit.
+     */
+    public int maxLockBytes(int maxKeyBytes) {
+        return lock != null ? lock.getBytes(StandardCharsets.UTF_8).length
+                : name.getBytes(StandardCharsets.UTF_8).length + 1 + Math.min(maxKeyBytes, store.limits().maxKeyBytes());
     }
 
     public Optional<NamedSql> statement(String statementName) {

@@ -150,7 +150,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         }
         if (!validLock(lock) || ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "acquire needs a lock name (1-" + MAX_LOCK_LENGTH + " chars), ttl >= 1 ms and wait >= 0; got lock="
+                    "acquire needs a lock name (1-" + MAX_LOCK_LENGTH + " UTF-8 bytes), ttl >= 1 ms and wait >= 0; got lock="
                             + lock + " ttl=" + ttl + " wait=" + wait));
         }
         Acquisition acquisition = new Acquisition(lock, ttl.toMillis(), System.nanoTime() + wait.toNanos(), !wait.isZero());
@@ -199,7 +199,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     public CompletionStage<Boolean> wasGranted(String lock, long token) {
         if (!validLock(lock)) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "wasGranted needs a lock name (1-" + MAX_LOCK_LENGTH + " chars); got " + lock));
+                    "wasGranted needs a lock name (1-" + MAX_LOCK_LENGTH + " UTF-8 bytes); got " + lock));
         }
         if (token <= 0) {
             return CompletableFuture.completedFuture(false);
@@ -421,7 +421,8 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     private static boolean validLock(String lock) {
-        return lock != null && !lock.isEmpty() && lock.length() <= MAX_LOCK_LENGTH;
+        // In UTF-8 bytes, like ZooKeeper's limit and the gateway's key and lock rule.
+        return lock != null && !lock.isEmpty() && lock.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= MAX_LOCK_LENGTH;
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {

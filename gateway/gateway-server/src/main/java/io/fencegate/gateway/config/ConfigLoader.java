@@ -15,6 +15,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -22,10 +23,17 @@ import java.util.stream.Collectors;
  * path, upper-cased, with every non-alphanumeric character as {@code _} and camelCase folded, e.g.
  * {@code FENCEGATE_SERVER_PORT}, {@code FENCEGATE_LIMITS_MAXBODYBYTES},
  * {@code FENCEGATE_STORES_ORDERS_PASSWORD}. An override may set any key of a section or of a
- * configured store, present in the file or not.
+ * configured store, present in the file or not. The launcher's own variables
+ * ({@link #LAUNCHER_VARIABLES}) are left alone.
  */
 public final class ConfigLoader {
     private static final String ENV_PREFIX = "FENCEGATE_";
+    /**
+     * The {@code ./fencegate} launcher's own variables (docs/gateway.md, "Running it"): not config
+     * overrides. They cannot collide with one, whose names all start with a section
+     * ({@code SERVER_}, {@code LIMITS_}, {@code ISSUER_}, {@code STORES_}).
+     */
+    static final Set<String> LAUNCHER_VARIABLES = Set.of("FENCEGATE_JAVA_OPTS", "FENCEGATE_NO_BUILD");
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
@@ -87,7 +95,7 @@ public final class ConfigLoader {
     private static void applyOverrides(ObjectNode root, Map<String, String> env) {
         Map<String, String[]> keys = overridableKeys(root);
         for (Map.Entry<String, String> e : env.entrySet()) {
-            if (!e.getKey().startsWith(ENV_PREFIX)) {
+            if (!e.getKey().startsWith(ENV_PREFIX) || LAUNCHER_VARIABLES.contains(e.getKey())) {
                 continue;
             }
             String[] path = keys.get(e.getKey().substring(ENV_PREFIX.length()));

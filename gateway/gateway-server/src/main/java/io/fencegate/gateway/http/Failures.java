@@ -3,6 +3,7 @@ package io.fencegate.gateway.http;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.store.StoreUnavailableException;
 import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -12,6 +13,9 @@ import org.slf4j.LoggerFactory;
 /** Turns whatever a route failed with into the problem it answers. */
 public final class Failures {
     private static final Logger LOG = LoggerFactory.getLogger(Failures.class);
+    /** The store a {@code /v1/stores/...} request addresses, put on the context once it is known. */
+    static final String STORE = "fencegate.store";
+    static final OutageLog OUTAGES = new OutageLog(Duration.ofSeconds(30));
 
     private Failures() {}
 
@@ -23,7 +27,7 @@ public final class Failures {
      */
     public static void handle(RoutingContext ctx) {
         Throwable failure = ctx.failure();
-        Problem problem = failure != null ? toProblem(failure) : byStatus(ctx.statusCode());
+        Problem problem = failure != null ? toProblem(failure, ctx.get(STORE)) : byStatus(ctx.statusCode());
         if (problem.status() == 500) {
             LOG.error("{} {} failed", ctx.request().method(), ctx.request().path(), failure);
         }
@@ -36,17 +40,28 @@ public final class Failures {
         problem.send(ctx);
     }
 
-    static Problem toProblem(Throwable t) {
+    /**
+     * The problem {@code t} answers. A backend's failure answers a stable summary that names the
+     * failing part ({@code store} is the store the request addresses, or null); its details are
+     * logged ({@link OutageLog}), never sent.
+     */
+    static Problem toProblem(Throwable t, String store) {
         Throwable cause = unwrap(t);
         if (cause instanceof Problem p) {
             return p;
         }
-        if (cause instanceof StoreUnavailableException || cause instanceof IssuerUnavailableException) {
-            return Problem.unavailable(cause.getMessage() + "; a write may have applied: retry with the same token");
+        String retry = store == null ? "" : "; a write may have applied: retry with the same token";
+        if (cause instanceof StoreUnavailableException && store != null) {
+            OUTAGES.failed("store '" + store + "'", cause);
+            return Problem.unavailable("store '" + store + "' is unavailable" + retry);
+        }
+        if (cause instanceof IssuerUnavailableException || cause instanceof StoreUnavailableException) {
+            OUTAGES.failed("issuer", cause);
+            return Problem.unavailable("the lease issuer is unavailable" + retry);
         }
         if (cause instanceof TimeoutException) {
-            return Problem.unavailable("the backend did not answer in time; a write may have applied: "
-                    + "retry with the same token");
+            OUTAGES.failed(store == null ? "issuer" : "store '" + store + "' or issuer", cause);
+            return Problem.unavailable("the backend did not answer in time" + retry);
         }
         if (cause instanceof IllegalArgumentException) {
             return Problem.badRequest(Problem.BAD_REQUEST, cause.getMessage());

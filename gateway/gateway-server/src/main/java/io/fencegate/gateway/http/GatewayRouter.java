@@ -64,7 +64,8 @@ public final class GatewayRouter {
             }
         }
         TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
-        LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout());
+        LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
+                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores));
         ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
@@ -104,6 +105,7 @@ public final class GatewayRouter {
         StoreTarget target;
         try {
             target = StoreTarget.parse(ctx.request().path(), stores);
+            ctx.put(Failures.STORE, target.binding().name());
             TokenGate.permitStore(ctx, target.binding());
         } catch (Problem p) {
             ctx.fail(p);

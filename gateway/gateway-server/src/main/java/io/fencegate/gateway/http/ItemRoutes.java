@@ -67,7 +67,10 @@ final class ItemRoutes {
         done.onSuccess(r -> answerWrite(ctx, b.name(), r)).onFailure(t -> failWrite(ctx, b.name(), t));
     }
 
-    /** A plain read without a token; with one, a fenced read that claims the item (DESIGN.md). */
+    /**
+     * A plain read without a token; with one, a fenced read that claims the item (DESIGN.md). Both
+     * need the item's lock under the API key's lock prefixes.
+     */
     void get(RoutingContext ctx, StoreTarget target) {
         StoreBinding b = target.binding();
         String key;
@@ -75,6 +78,9 @@ final class ItemRoutes {
         try {
             key = key(target);
             token = FencingToken.of(ctx);
+            if (token == 0) {
+                TokenGate.permitLock(ctx, b, key);
+            }
         } catch (Problem p) {
             if (ctx.request().headers().contains(FencingToken.HEADER)) {
                 metrics.fencedReadRefused(b.name());

@@ -1,5 +1,6 @@
 package io.fencegate.gateway.http;
 
+import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
 import io.fencegate.gateway.metrics.GatewayMetrics;
@@ -9,13 +10,19 @@ import io.vertx.core.Future;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /** {@code POST /v1/leases}, {@code POST /v1/leases/{leaseId}/renew}, {@code DELETE /v1/leases/{leaseId}}. */
 final class LeaseRoutes {
-    static final int MAX_LOCK_CHARS = 1024;
+    /**
+     * The longest lock either issuer takes (ZooKeeper's {@code LockNodes.MAX_LOCK_BYTES}, Redis's
+     * {@code MAX_LOCK_LENGTH}), in UTF-8 bytes.
+     */
+    static final int ISSUER_MAX_LOCK_BYTES = 4096;
     private static final long MIN_TTL_MS = 100;
 
     private final LeaseIssuer issuer;
@@ -23,8 +30,11 @@ final class LeaseRoutes {
     private final Duration maxTtl;
     private final Duration maxWait;
     private final Duration timeout;
+    private final int maxLockBytes;
 
-    LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout) {
+    LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout,
+            int maxLockBytes) {
+        this.maxLockBytes = maxLockBytes;
         this.issuer = issuer;
         this.metrics = metrics;
         this.maxTtl = maxTtl;
@@ -112,13 +122,36 @@ final class LeaseRoutes {
                 .timeout(bound.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private static String lock(Object value) {
+    /**
+     * The largest lock a lease may name, in UTF-8 bytes: the lock of the longest key any store
+     * accepts ({@code {store}/{key}} or a store's own lock), and never less than maxKeyBytes. Keys and
+     * locks follow one rule, so every item the gateway accepts can be leased. Fails, naming the
+     * setting, when that is more than the issuer takes.
+     */
+    static int maxLockBytes(int maxKeyBytes, List<StoreBinding> stores) {
+        int max = maxKeyBytes;
+        for (StoreBinding b : stores) {
+            int lock = b.maxLockBytes(maxKeyBytes);
+            if (lock > ISSUER_MAX_LOCK_BYTES) {
+                String store = PathDecoder.shorten(b.name());
+                throw new IllegalArgumentException((b.lock() != null
+                        ? "stores." + store + ".lock is " + lock + " UTF-8 bytes"
+                        : "limits.maxKeyBytes is " + maxKeyBytes + ": the locks {store}/{key} of store '" + store
+                                + "' would be up to " + lock + " UTF-8 bytes")
+                        + ", and the issuer takes at most " + ISSUER_MAX_LOCK_BYTES);
+            }
+            max = Math.max(max, lock);
+        }
+        return Math.min(max, ISSUER_MAX_LOCK_BYTES);
+    }
+
+    private String lock(Object value) {
         if (!(value instanceof String lock) || lock.isEmpty()) {
             throw Problem.badRequest(Problem.BAD_REQUEST, "\"lock\" must be a non-empty string");
         }
-        if (lock.length() > MAX_LOCK_CHARS || lock.indexOf('\0') >= 0) {
+        if (lock.getBytes(StandardCharsets.UTF_8).length > maxLockBytes || lock.indexOf('\0') >= 0) {
             throw Problem.badRequest(Problem.BAD_REQUEST,
-                    "\"lock\" must be at most " + MAX_LOCK_CHARS + " characters, without NUL");
+                    "\"lock\" must be at most " + maxLockBytes + " UTF-8 bytes, without NUL");
         }
         return lock;
     }

@@ -36,12 +36,27 @@ final class TokenGate {
         }
     }
 
-    /** Succeeds when {@code token} may touch {@code key} of {@code binding}; fails with a 403 problem otherwise. */
-    Future<Void> admit(RoutingContext ctx, StoreBinding binding, String key, long token) {
+    /**
+     * The lock guarding {@code key} of {@code binding}, if the API key's lock prefixes cover it; 403
+     * otherwise. Every item route asks, plain reads too: a key scoped to {@code orders/a/} reads
+     * no more than it may write.
+     */
+    static String permitLock(RoutingContext ctx, StoreBinding binding, String key) {
         String lock = binding.lockFor(key);
         if (!Principal.of(ctx).mayUseLock(lock)) {
-            return Future.failedFuture(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
-                    "this API key may not use lock '" + PathDecoder.shorten(lock) + "'"));
+            throw new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
+                    "this API key may not use lock '" + PathDecoder.shorten(lock) + "'");
+        }
+        return lock;
+    }
+
+    /** Succeeds when {@code token} may touch {@code key} of {@code binding}; fails with a 403 problem otherwise. */
+    Future<Void> admit(RoutingContext ctx, StoreBinding binding, String key, long token) {
+        String lock;
+        try {
+            lock = permitLock(ctx, binding, key);
+        } catch (Problem p) {
+            return Future.failedFuture(p);
         }
         return grants.require(ctx.vertx().getOrCreateContext(), lock, token);
     }

@@ -66,6 +66,15 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theLaunchersOwnVariablesAreNotConfigOverrides() {
+        GatewayConfig config = ConfigLoader.parse(VALID,
+                Map.of("FENCEGATE_JAVA_OPTS", "-Xmx256m", "FENCEGATE_NO_BUILD", "1"));
+        assertThat(Defaults.options(config).port()).isEqualTo(8081);
+        assertRefused(VALID, Map.of("FENCEGATE_JAVA_OPTS", "-Xmx256m", "FENCEGATE_FOO", "1"),
+                "FENCEGATE_FOO: names no config key");
+    }
+
+    @Test
     void anOverrideThatNamesNoKeyIsAnError() {
         assertRefused(VALID, Map.of("FENCEGATE_STORES_NOSUCH_URL", "x"), "FENCEGATE_STORES_NOSUCH_URL: names no config key");
     }

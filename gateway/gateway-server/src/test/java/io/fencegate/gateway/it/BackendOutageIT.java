@@ -62,10 +62,44 @@ class BackendOutageIT {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
         assertThat(r.headers().firstValue("Content-Type")).contains("application/problem+json");
         assertThat(new JsonObject(r.body()).getString("type")).isEqualTo("urn:fencegate:problem:unavailable");
+        assertNoBackendDetails(r.body());
+    }
+
+    @Test
+    void anOutageIsAnsweredWithAStableSummaryWithoutBackendAddressesOrDriverMessages() throws Exception {
+        String key = "outage/summary";
+        long token = gw.grantedToken("db/" + key);
+        proxy.cut();
+        try {
+            HttpResponse<String> write = put(key, token, "x");
+            assertUnavailable(write);
+            assertThat(new JsonObject(write.body()).getString("detail")).startsWith("store 'db' is unavailable");
+            assertUnavailable(gw.send(gw.request("/v1/stores/db/items/" + key).GET()));
+            var down = gw.send(gw.request("/health").GET());
+            assertThat(down.statusCode()).isEqualTo(503);
+            assertNoBackendDetails(down.body());
+            assertThat(new JsonObject(down.body()).getJsonObject("checks").getJsonObject("store:db"))
+                    .isEqualTo(new JsonObject().put("status", "DOWN"));
+        } finally {
+            proxy.restore();
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(300))
+                .until(() -> gw.send(gw.request("/health").GET()).statusCode() == 200);
     }
 
     private static JsonObject health() throws Exception {
-        return new JsonObject(gw.send(gw.request("/health").GET()).body());
+        String body = gw.send(gw.request("/health").GET()).body();
+        assertNoBackendDetails(body);
+        return new JsonObject(body);
+    }
+
+    /**
+     * Answers to clients (and the unauthenticated {@code /health}) name the failing part, never a
+     * backend's address, driver message or exception: those go to the gateway's log.
+     */
+    private static void assertNoBackendDetails(String body) {
+        assertThat(body).doesNotContain("127.0.0.1", "localhost", ":" + proxy.port(),
+                ":" + db.backend().getPort(), ":" + zookeeper.getPort(), "Exception", "java.", "jdbc", "Connection");
     }
 
     @Test

@@ -1,17 +1,21 @@
 package io.fencegate.gateway.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
+import io.fencegate.gateway.Gateway;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.store.GuardRule;
+import java.net.URLEncoder;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
@@ -122,6 +126,40 @@ class BadInputIT {
         String head = "PUT /v1/stores/s/items/" + "k".repeat(1025) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nFencing-Token: "
                 + nextToken + "\r\nContent-Length: 4\r\nConnection: close\r\n\r\n";
         assertThat(gw.raw(head, bytes("evil"))).isEqualTo(400);
+    }
+
+    /**
+     * Keys and locks share one rule, in UTF-8 bytes: the lock {@code {store}/{key}} of any key the
+     * gateway accepts (up to limits.maxKeyBytes bytes, 1024 here) can be leased, so its item can be
+     * written. One byte more is a 400 bad-key.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"k", "€", "😀"})
+    void everyKeyTheGatewayAcceptsCanBeLeasedAndWritten(String unit) throws Exception {
+        int bytes = unit.getBytes(StandardCharsets.UTF_8).length;
+        String longest = "x".repeat(1024 % bytes) + unit.repeat(1024 / bytes);
+        assertThat(longest.getBytes(StandardCharsets.UTF_8)).hasSize(1024);
+        Lease lease = gw.client().acquire("s/" + longest, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+        assertThat(gw.client().put("s", longest, lease.token(), bytes("longest")).applied()).isTrue();
+        assertThat(((ReadOutcome.Value) gw.client().get("s", longest)).bytes()).isEqualTo(bytes("longest"));
+        gw.client().release(lease.leaseId());
+
+        var tooLong = gw.send(gw.request("/v1/stores/s/items/" + URLEncoder.encode("y" + longest, StandardCharsets.UTF_8))
+                .PUT(BodyPublishers.ofString("evil")).header("Fencing-Token", Long.toString(nextToken)));
+        assertThat(tooLong.statusCode()).as(tooLong.body()).isEqualTo(400);
+        assertThat(tooLong.body()).contains("urn:fencegate:problem:bad-key");
+    }
+
+    @Test
+    void aStoreWhoseLocksTheIssuerCannotTakeStopsTheStart() {
+        var store = gw.stores.get(0).store();
+        // {store}/{key} of a 1024-byte key under a 3100-byte store name, and a store's own lock of 5000 bytes.
+        var tooLong = Map.of("limits.maxKeyBytes is 1024", StoreBinding.of("n".repeat(3100), store),
+                "stores.one-lock.lock is 5000 UTF-8 bytes", new StoreBinding("one-lock", store, null, null, "l".repeat(5000)));
+        tooLong.forEach((message, binding) -> assertThatThrownBy(
+                () -> Gateway.start(gw.vertx, new GatewayOptions(), gw.issuer, List.of(binding), gw.metrics)
+                        .await(20, TimeUnit.SECONDS))
+                .hasMessageStartingWith(message).hasMessageEndingWith("the issuer takes at most 4096"));
     }
 
     @Test

@@ -5,9 +5,11 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +45,31 @@ final class GatewayProcess implements AutoCloseable {
                 "io.fencegate.gateway.cli.Main"));
         command.addAll(List.of(args));
         return new GatewayProcess(new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start());
+    }
+
+    /**
+     * {@code <repo>/fencegate ...}: README's command, the launcher script and the runtime classpath
+     * it builds ({@code target/classpath.txt}), not this test's classpath. {@code FENCEGATE_NO_BUILD}
+     * keeps it from running Maven inside this Maven build, which has just built the classes.
+     */
+    static GatewayProcess launch(Path workDir, Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(repoRoot().resolve("fencegate").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+        builder.environment().keySet().removeIf(name -> name.startsWith("FENCEGATE_"));
+        builder.environment().put("FENCEGATE_NO_BUILD", "1");
+        builder.environment().putAll(env);
+        return new GatewayProcess(builder.start());
+    }
+
+    /** The checkout's root: the nearest folder up from here that holds the launcher. */
+    static Path repoRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("fencegate")) && Files.isRegularFile(dir.resolve("pom.xml"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException("no ./fencegate launcher above " + Path.of("").toAbsolutePath());
     }
 
     private void pump(Process p) {

@@ -123,6 +123,29 @@ class RedisIssuerAndAuthIT {
     }
 
     @Test
+    void plainReadsAreScopedByLockPrefixesLikeWrites() throws Exception {
+        String outside = "customers/" + UUID.randomUUID();
+        String inside = "orders/" + UUID.randomUUID();
+        Lease adminLease = admin.acquire("shop/" + outside, Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+        assertThat(admin.put("shop", outside, adminLease.token(), bytes("secret")).applied()).isTrue();
+        admin.release(adminLease.leaseId());
+        Lease ordersLease = orders.acquire("shop/" + inside, Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+        assertThat(orders.put("shop", inside, ordersLease.token(), bytes("mine")).applied()).isTrue();
+        orders.release(ordersLease.leaseId());
+
+        // The key "orders" is scoped to shop/orders/: an item guarded by shop/customers/... is not its to read,
+        // whether it exists or not (a 404 would tell which keys exist).
+        for (String key : new String[] {outside, "customers/missing-" + UUID.randomUUID()}) {
+            var read = gw.send(gw.request("/v1/stores/shop/items/" + key).GET().header("Authorization", "Bearer " + ORDERS_KEY));
+            assertThat(read.statusCode()).as(read.body()).isEqualTo(403);
+            assertThat(new JsonObject(read.body()).getString("type")).isEqualTo("urn:fencegate:problem:forbidden");
+            assertThat(read.body()).doesNotContain("secret");
+        }
+        assertThat(((ReadOutcome.Value) orders.get("shop", inside)).bytes()).isEqualTo(bytes("mine"));
+        assertThat(((ReadOutcome.Value) admin.get("shop", outside)).bytes()).isEqualTo(bytes("secret"));
+    }
+
+    @Test
     void apiKeysAreCheckedPerStoreAndLockPrefix() throws Exception {
         var noKey = gw.send(gw.request("/v1/leases").POST(BodyPublishers.ofString("{\"lock\":\"shop/orders/1\",\"ttlMs\":1000}")));
         assertThat(noKey.statusCode()).isEqualTo(401);
