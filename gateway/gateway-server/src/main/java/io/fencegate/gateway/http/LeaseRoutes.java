@@ -6,6 +6,7 @@ import io.fencegate.gateway.auth.Principal;
 import io.fencegate.gateway.metrics.GatewayMetrics;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LockNames;
 import io.vertx.core.Future;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
@@ -18,11 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 /** {@code POST /v1/leases}, {@code POST /v1/leases/{leaseId}/renew}, {@code DELETE /v1/leases/{leaseId}}. */
 final class LeaseRoutes {
-    /**
-     * The longest lock either issuer takes (ZooKeeper's {@code LockNodes.MAX_LOCK_BYTES}, Redis's
-     * {@code MAX_LOCK_LENGTH}), in UTF-8 bytes.
-     */
-    static final int ISSUER_MAX_LOCK_BYTES = 4096;
+    /** The longest lock every issuer takes, in UTF-8 bytes: the issuers' one lock-name rule. */
+    static final int ISSUER_MAX_LOCK_BYTES = LockNames.MAX_BYTES;
     private static final long MIN_TTL_MS = 100;
 
     private final LeaseIssuer issuer;

@@ -1,5 +1,7 @@
 package io.fencegate.store.jdbc;
 
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
@@ -9,6 +11,7 @@ import io.fencegate.store.testkit.KeyColumnChecks;
 import io.fencegate.store.testkit.OutageHarness;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,6 +64,13 @@ abstract class AbstractJdbcContractIT extends AbstractGuardedStoreContractTest {
     @Override
     protected StoreLimits limits() {
         return limits;
+    }
+
+    /** The counter test's tokens: a real ZooKeeper issuer on an in-process ZooKeeper, closed after the test. */
+    @Override
+    protected LeaseIssuer newLeaseIssuer() throws Exception {
+        TestingServer zooKeeper = closeAfter(new TestingServer(true));
+        return closeAfter(ZooKeeperLeaseIssuer.builder().connectString(zooKeeper.getConnectString()).build());
     }
 
     @Override

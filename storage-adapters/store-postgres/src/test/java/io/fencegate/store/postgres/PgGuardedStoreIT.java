@@ -5,6 +5,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Found;
@@ -30,6 +32,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,6 +106,13 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
     @Override
     protected GuardedStore newStoreNamed(String name, GuardRule rule) {
         return PgGuardedStore.open(vertx, options(5432, rule).name(name));
+    }
+
+    /** The counter test's tokens: a real ZooKeeper issuer on an in-process ZooKeeper, closed after the test. */
+    @Override
+    protected LeaseIssuer newLeaseIssuer() throws Exception {
+        TestingServer zooKeeper = closeAfter(new TestingServer(true));
+        return closeAfter(ZooKeeperLeaseIssuer.builder().connectString(zooKeeper.getConnectString()).build());
     }
 
     @Override

@@ -83,12 +83,11 @@ public abstract class AbstractGuardedStoreContractTest {
         return Duration.ofSeconds(15);
     }
 
-    /** The real issuer the counter test takes leases from; closed by the suite. */
-    protected LeaseIssuer newLeaseIssuer() {
-        ContractIssuer issuer = new ContractIssuer();
-        closeAfter(issuer);
-        return issuer.issuer();
-    }
+    /**
+     * The real issuer the counter test takes leases from, started by the subclass (the kit depends
+     * on the issuer API only); register it, and any server it needs, with {@link #closeAfter}.
+     */
+    protected abstract LeaseIssuer newLeaseIssuer() throws Exception;
 
     private final String prefix = "contract-" + UUID.randomUUID().toString().substring(0, 8) + "/";
     private final List<AutoCloseable> toClose = Collections.synchronizedList(new ArrayList<>());

@@ -18,13 +18,19 @@
  *         };
  *         // or, without a TCP link: return OutageHarness.custom(rule -> myOutage(rule));
  *     }
- *     // optional: limits(), outageFailureBound(), newLeaseIssuer()
+ *     protected LeaseIssuer newLeaseIssuer() throws Exception {      // the counter test's tokens
+ *         TestingServer zooKeeper = closeAfter(new TestingServer(true));
+ *         return closeAfter(ZooKeeperLeaseIssuer.builder().connectString(zooKeeper.getConnectString()).build());
+ *     }
+ *     // optional: limits(), outageFailureBound()
  * }
  * }</pre>
  *
  * <p>Tests use keys under a random prefix per test, so stores of one class may share data.
  * {@link io.fencegate.store.testkit.TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
  * a loopback TCP link for outage tests of an adapter's own. The counter test takes its tokens
- * from a real {@code ZooKeeperLeaseIssuer} on an in-process ZooKeeper.
+ * from the real issuer the subclass gives it (fencegate's adapters: a {@code ZooKeeperLeaseIssuer}
+ * on an in-process ZooKeeper, from {@code fencegate-issuer-zookeeper} and {@code curator-test}
+ * at test scope).
  */
 package io.fencegate.store.testkit;

@@ -1,0 +1,433 @@
+package io.fencegate.issuer.redis;
+
+import io.fencegate.issuer.IssuerUnavailableException;
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseEnd;
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.backend.DaemonThreads;
+import io.fencegate.issuer.backend.KnownGrants;
+import io.fencegate.issuer.backend.LeaseListeners;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leases from one single-master Redis, on Lettuce.
+ *
+ * <ul>
+ *   <li>acquire is one Lua script: SET the lock key NX PX ttl and INCR the token counter, so a held
+ *       lock consumes no token; the lock's value holds the lease secret, token and ttl.</li>
+ *   <li>the counter only hands out tokens below a ceiling that a durable {@link TokenHighWaterMark}
+ *       already covers, so a FLUSHALL or a restart without persistence never repeats a token; nor
+ *       does a restart from an older snapshot: the script grants nothing under a counter not yet
+ *       checked under the live server's {@code run_id}, and the check moves it up to the mark.</li>
+ *   <li>lease ids carry the lock name and a random secret: any instance on the same Redis and key
+ *       prefix renews or releases them; release and renew compare the secret first.</li>
+ *   <li>waiting acquirers wake on a release PUBLISH, and otherwise poll with a capped backoff or at
+ *       the lock's PTTL, whichever comes first. Not FIFO-fair (ZooKeeper is).</li>
+ *   <li>{@code wasGranted} reads a per-lock sorted set of the latest grants. After Redis loses its
+ *       data it forgets old grants and answers false for them: that only refuses writes.</li>
+ * </ul>
+ *
+ * <p>Replicas, Sentinel and Cluster endpoints are refused at construction. Every command is
+ * bounded by the command timeout and rejected at once while disconnected. Returned stages may
+ * complete on Redis I/O threads: callers must not block in their callbacks.
+ */
+public final class RedisLeaseIssuer implements LeaseIssuer {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisLeaseIssuer.class);
+    private static final int COUNTER_REPAIRS_PER_ACQUIRE = 8;
+    private static final long FIRST_BACKOFF_MS = 5;
+    private static final long MAX_BACKOFF_MS = 200;
+    private static final String RELEASED_MARKER_SLACK_MS = "60000";
+
+    private final RedisIssuerOptions options;
+    private final String where;
+    private final RedisKeys keys;
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final RedisAsyncCommands<String, String> redis;
+    private final ReleaseSignals signals;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final ExecutorService markThread;
+    private final TokenCounter counter;
+    private final ExpiryWatch expiries;
+    private final KnownGrants grantCache = new KnownGrants(100_000);
+    private final LeaseListeners listeners = new LeaseListeners();
+    private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Defence in depth: Redis's counter may never be below a token this issuer handed out. */
+    private final AtomicLong highestToken = new AtomicLong();
+
+    /**
+     * Connects, and refuses anything but one standalone master.
+     *
+     * @throws IssuerUnavailableException if Redis cannot be reached within the connect timeout
+     * @throws UnsupportedRedisDeploymentException for a replica, a Sentinel or a Cluster endpoint
+     */
+    public RedisLeaseIssuer(RedisIssuerOptions options) {
+        options.validate();
+        this.options = options;
+        RedisURI uri = RedisURI.create(options.uri());
+        uri.setTimeout(options.commandTimeout());
+        this.where = uri.getHost() + ":" + uri.getPort();
+        this.keys = new RedisKeys(options.keyPrefix());
+        // Why a 1 s cap: Lettuce's default reconnect backoff reaches 30 s, so a Redis that came back
+        // would stay unused (every call failing fast) for up to half a minute.
+        this.resources = DefaultClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .reconnectDelay(() -> Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .build();
+        this.client = RedisClient.create(resources, uri);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                // Why: queueing while disconnected would turn an outage into unbounded waits.
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(options.commandTimeout()))
+                .socketOptions(SocketOptions.builder().connectTimeout(options.connectTimeout()).keepAlive(true).build())
+                .build());
+        StatefulRedisConnection<String, String> conn = null;
+        ReleaseSignals sig = null;
+        try {
+            conn = client.connect();
+            RedisEndpointCheck.requireSingleMaster(conn.sync(), where);
+            sig = new ReleaseSignals(client, keys.releaseChannel());
+        } catch (UnsupportedRedisDeploymentException e) {
+            closeQuietly(conn, sig);
+            throw e;
+        } catch (RedisConnectionException e) {
+            closeQuietly(conn, sig);
+            throw new IssuerUnavailableException("Redis at " + where + " is unreachable: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(conn, sig);
+            throw new IssuerUnavailableException("Redis at " + where + " failed the start-up checks (ROLE, INFO, "
+                    + "SUBSCRIBE): " + e.getMessage(), e);
+        }
+        this.connection = conn;
+        this.redis = conn.async();
+        this.signals = sig;
+        this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-redis-issuer"));
+        // Why: every lease schedules an expiry timer and almost every one is cancelled by a release.
+        // By default a cancelled task stays queued until its delay passes, so the queue (and memory)
+        // grew with the lease rate times the ttl; removed on cancel, it holds the live leases only.
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.markThread = Executors.newSingleThreadExecutor(DaemonThreads.named("fencegate-redis-mark"));
+        this.counter = new TokenCounter(redis, keys, options.highWaterMark(), options.tokenBlock(),
+                options.commandTimeout(), markThread);
+        this.expiries = new ExpiryWatch(redis, keys, scheduler, this::tellListeners);
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
+        if (closed.get()) {
+            return closedFailure();
+        }
+        IllegalArgumentException badLock = badLock(lock);
+        if (badLock != null) {
+            return CompletableFuture.failedFuture(badLock);
+        }
+        if (ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "acquire needs ttl >= 1 ms and wait >= 0; got ttl=" + ttl + " wait=" + wait));
+        }
+        Acquisition acquisition = new Acquisition(lock, ttl.toMillis(), System.nanoTime() + wait.toNanos(), !wait.isZero());
+        acquisition.start();
+        return acquisition.result;
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> renew(String leaseId) {
+        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(leaseId);
+        if (parsed.isEmpty() || closed.get()) {
+            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(Optional.empty());
+        }
+        String lock = parsed.get().lock();
+        long sent = System.currentTimeMillis();
+        return mapErrors(LeaseScripts.renew.<List<Object>>run(redis,
+                        new String[] {keys.lock(lock), keys.grants(lock), keys.run()},
+                        parsed.get().secret(), Long.toString(options.grantRetention().toMillis()))
+                .thenApply(reply -> LeaseScripts.first(reply) == 1
+                        ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
+                                sent + LeaseScripts.asLong(reply.get(2))))
+                        : Optional.<Lease>empty()));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(String leaseId) {
+        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(leaseId);
+        if (parsed.isEmpty() || closed.get()) {
+            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(false);
+        }
+        return mapErrors(releaseNow(parsed.get().lock(), parsed.get().secret()));
+    }
+
+    private CompletionStage<Boolean> releaseNow(String lock, String secret) {
+        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret)},
+                        secret, keys.releaseChannel(), lock, RELEASED_MARKER_SLACK_MS)
+                .thenApply(answer -> {
+                    if (answer == 1) {
+                        expiries.forget(secret);
+                    }
+                    return answer == 1;
+                });
+    }
+
+    @Override
+    public CompletionStage<Boolean> wasGranted(String lock, long token) {
+        IllegalArgumentException badLock = badLock(lock);
+        if (badLock != null) {
+            return CompletableFuture.failedFuture(badLock);
+        }
+        // Before the cache: a closed issuer answers nothing, like every issuer (the contract suite pins it).
+        if (closed.get()) {
+            return closedFailure();
+        }
+        if (token <= 0) {
+            return CompletableFuture.completedFuture(false);
+        }
+        if (grantCache.contains(lock, token)) {
+            return CompletableFuture.completedFuture(true);
+        }
+        return mapErrors(redis.zscore(keys.grants(lock), Long.toString(token)).thenApply(score -> {
+            if (score == null) {
+                return false;
+            }
+            grantCache.add(lock, token);
+            return true;
+        }));
+    }
+
+    @Override
+    public void addListener(LeaseListener listener) {
+        listeners.add(listener);
+    }
+
+    /** Releases the leases granted here that are still held, then disconnects. Bounded in time. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        waiting.forEach(a -> a.finish(null, new IssuerUnavailableException("Redis lease issuer closed while waiting")));
+        CompletableFuture<?>[] releases = expiries.drain().stream()
+                .map(t -> releaseNow(t.lease.lock(), t.secret).toCompletableFuture().exceptionally(e -> false))
+                .toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(releases).get(options.commandTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            log.warn("Redis lease issuer closed without releasing every lease (they end at their ttl): {}", e.toString());
+        }
+        scheduler.shutdownNow();
+        markThread.shutdownNow();
+        closeQuietly(connection, signals);
+    }
+
+    private void closeQuietly(StatefulRedisConnection<String, String> conn, ReleaseSignals sig) {
+        try {
+            if (sig != null) {
+                sig.close();
+            }
+            if (conn != null) {
+                conn.close();
+            }
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Timers waiting in the scheduler's queue, cancelled ones included (for tests). */
+    int scheduledTimers() {
+        return scheduler.getQueue().size();
+    }
+
+    /** The issuers' one lock-name rule; null when {@code lock} keeps it. */
+    private static IllegalArgumentException badLock(String lock) {
+        try {
+            LockNames.check(lock);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e;
+        }
+    }
+
+    private void tellListeners(Lease lease, LeaseEnd reason) {
+        log.debug("lease on lock '{}' with token {} ended: {}", lease.lock(), lease.token(), reason);
+        listeners.tell(lease, reason);
+    }
+
+    /** One acquire call: tries, and while the lock is held and time remains, waits for a wake-up. */
+    private final class Acquisition {
+        final String lock;
+        final long ttlMs;
+        final long deadlineNanos;
+        final boolean waits;
+        final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+        final AtomicBoolean inFlight = new AtomicBoolean();
+        final Runnable wake = this::wake;
+        volatile boolean wokenWhileInFlight;
+        volatile java.util.concurrent.ScheduledFuture<?> timer;
+        long backoffMs = FIRST_BACKOFF_MS;
+
+        Acquisition(String lock, long ttlMs, long deadlineNanos, boolean waits) {
+            this.lock = lock;
+            this.ttlMs = ttlMs;
+            this.deadlineNanos = deadlineNanos;
+            this.waits = waits;
+        }
+
+        void start() {
+            if (waits) {
+                // Register before the first try, so a release right after it is not missed.
+                waiting.add(this);
+                signals.register(lock, wake);
+            }
+            tryOnce();
+        }
+
+        void wake() {
+            wokenWhileInFlight = true;
+            tryOnce();
+        }
+
+        void tryOnce() {
+            if (result.isDone() || !inFlight.compareAndSet(false, true)) {
+                return;
+            }
+            wokenWhileInFlight = false;
+            String secret = LeaseIds.newSecret();
+            long sent = System.currentTimeMillis();
+            grant(lock, secret, ttlMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
+                if (error != null) {
+                    finish(null, mapError(error));
+                } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
+                    // The lease started no earlier than 'sent', so this expiry is never late.
+                    Lease lease = new Lease(lock, LeaseIds.format(lock, secret), LeaseScripts.asLong(reply.get(1)), sent + ttlMs);
+                    granted(lease, secret);
+                } else {
+                    held(LeaseScripts.asLong(reply.get(1)));
+                }
+            });
+        }
+
+        private void granted(Lease lease, String secret) {
+            highestToken.accumulateAndGet(lease.token(), Math::max);
+            grantCache.add(lease.lock(), lease.token());
+            expiries.track(lease, secret);
+            if (!finish(Optional.of(lease), null)) {
+                releaseNow(lease.lock(), secret); // nobody will ever see this lease (issuer closed)
+            }
+        }
+
+        private void held(long pttl) {
+            long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            inFlight.set(false);
+            if (!waits || remainingMs <= 0) {
+                finish(Optional.empty(), null);
+                return;
+            }
+            if (wokenWhileInFlight) {
+                tryOnce();
+                return;
+            }
+            long delay = Math.min(backoffMs, remainingMs);
+            if (pttl > 0) {
+                delay = Math.min(delay, pttl + 1);
+            }
+            backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+            try {
+                timer = scheduler.schedule(this::tryOnce, Math.max(1, delay), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                finish(null, new IssuerUnavailableException("Redis lease issuer closed while waiting"));
+            }
+        }
+
+        boolean finish(Optional<Lease> lease, Throwable error) {
+            if (waits) {
+                signals.unregister(lock, wake);
+                waiting.remove(this);
+            }
+            var t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+            return error == null ? result.complete(lease) : result.completeExceptionally(error);
+        }
+    }
+
+    /** Runs the acquire script, repairing a lost or used-up token counter a bounded number of times. */
+    private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, int repairsLeft) {
+        return LeaseScripts.acquire.<List<Object>>run(redis,
+                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run()},
+                        secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
+                        Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()))
+                .thenCompose(reply -> {
+                    long code = LeaseScripts.first(reply);
+                    if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {
+                        return CompletableFuture.completedFuture(reply);
+                    }
+                    if (repairsLeft == 0) {
+                        return CompletableFuture.failedFuture(new IssuerUnavailableException(
+                                "Redis at " + where + ": the token counter under prefix '" + keys.prefix()
+                                        + "' kept changing while it was being restored"));
+                    }
+                    CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
+                            ? counter.recoverLost(highestToken.get())
+                            : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
+                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, repairsLeft - 1));
+                });
+    }
+
+    private <T> CompletionStage<T> mapErrors(CompletionStage<T> stage) {
+        CompletableFuture<T> mapped = new CompletableFuture<>();
+        stage.whenComplete((value, error) -> {
+            if (error != null) {
+                mapped.completeExceptionally(mapError(error));
+            } else {
+                mapped.complete(value);
+            }
+        });
+        return mapped;
+    }
+
+    private Throwable mapError(Throwable error) {
+        Throwable cause = LeaseScripts.unwrap(error);
+        if (cause instanceof IssuerUnavailableException || cause instanceof IllegalArgumentException) {
+            return cause;
+        }
+        return new IssuerUnavailableException("Redis at " + where + " failed: " + cause, cause);
+    }
+
+    private static <T> CompletableFuture<T> closedFailure() {
+        return CompletableFuture.failedFuture(new IssuerUnavailableException("Redis lease issuer is closed"));
+    }
+
+}

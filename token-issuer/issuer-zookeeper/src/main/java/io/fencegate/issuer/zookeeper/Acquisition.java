@@ -1,0 +1,273 @@
+package io.fencegate.issuer.zookeeper;
+
+import io.fencegate.issuer.IssuerUnavailableException;
+import io.fencegate.issuer.Lease;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * One acquire: the queue-and-watch mechanics of Curator's {@code LockInternals}, asynchronous.
+ *
+ * <p>The caller's EPHEMERAL_SEQUENTIAL node joins the lock's queue; the lowest sequence holds the
+ * lock (FIFO-fair). A waiter watches only its predecessor, so a release wakes one waiter, not a
+ * herd. No thread waits: ZooKeeper's callbacks and watches drive the steps, and the wait deadline
+ * is a scheduler task. Curator's own mutex blocks a thread per waiter and binds the lock to it,
+ * and its parents are CONTAINER nodes; neither fits leases with tokens.
+ */
+final class Acquisition {
+
+    /**
+     * Moves only forward, by compare-and-set: WAITING to GRANTING (one grant starts) or DONE (gave
+     * up, failed, aborted); GRANTING to DONE. Never back to WAITING, so a watcher that fires late
+     * can start no second grant.
+     */
+    private enum State { WAITING, GRANTING, DONE }
+
+    private final IssuerParts parts;
+    private final String lock;
+    private final long ttlMs;
+    private final long waitMs;
+    private final String secret = LeaseIds.newSecret();
+    private final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+    private final AtomicReference<State> state = new AtomicReference<>(State.WAITING);
+    private final Stat createStat = new Stat();
+    private volatile String ourPath;
+    private volatile boolean waited;
+    /** Set before this acquire reads ourPath to delete it; the create callback checks it after setting ourPath. */
+    private volatile boolean abandoned;
+    private volatile ScheduledFuture<?> deadline;
+    /** Test hook: runs when a grant failed, after it was made final, before the acquire answers. */
+    volatile Runnable afterGrantFailed = () -> { };
+
+    Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs) {
+        this.parts = parts;
+        this.lock = lock;
+        this.ttlMs = ttlMs;
+        this.waitMs = waitMs;
+    }
+
+    CompletableFuture<Optional<Lease>> start() {
+        if (state.get() != State.WAITING) {
+            return result; // aborted before it started
+        }
+        if (waitMs > 0) {
+            try {
+                deadline = parts.scheduler().schedule(this::giveUp, waitMs, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                fail(new IssuerUnavailableException("ZooKeeper lease issuer closed", e));
+                return result;
+            }
+            create();
+        } else {
+            // wait=0 on a held lock is the common refusal: answer it with one read, no node, no token spent.
+            String lockPath = parts.nodes().lockPath(lock);
+            parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath))
+                    .whenComplete((event, error) -> {
+                        if (error != null) {
+                            fail(error);
+                        } else if (AsyncZk.code(event) == Code.OK && !LockNodes.queue(event.getChildren()).isEmpty()) {
+                            giveUp();
+                        } else if (AsyncZk.code(event) == Code.OK || AsyncZk.code(event) == Code.NONODE) {
+                            create();
+                        } else {
+                            fail(AsyncZk.unexpected("list lock queue", event));
+                        }
+                    });
+        }
+        return result;
+    }
+
+    /** Ends a pending acquire because the issuer closes. */
+    void abort(Throwable why) {
+        fail(why);
+        // If it was granting, the grant sees the answered result and undoes itself.
+        result.completeExceptionally(why);
+    }
+
+    boolean isDone() {
+        return result.isDone();
+    }
+
+    private void create() {
+        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, parts.clock().millis() + ttlMs, lock).toBytes();
+        String prefix = parts.nodes().leasePathPrefix(lock);
+        // Why PERSISTENT parents (creatingParentsIfNeeded, never ...ContainersIfNeeded): the server
+        // reaps empty CONTAINER nodes, and a re-created lock parent restarts its cversion and
+        // sequence at 0, which would send CVERSION tokens backwards. Protection (a GUID in the
+        // name) lets Curator find our node if the connection drops while the create is in flight.
+        CompletableFuture<CuratorEvent> created = parts.zk().unbounded("create lease node", cb -> parts.client().create()
+                .storingStatIn(createStat).creatingParentsIfNeeded().withProtection()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).inBackground(cb).forPath(prefix, data));
+        created.thenAccept(event -> {
+            if (AsyncZk.code(event) == Code.OK && event.getName() != null) {
+                ourPath = event.getName();
+                if (abandoned) {
+                    // Answered already (timed out, closed): a late node would block the queue.
+                    parts.deleteGuaranteed(ourPath);
+                }
+            }
+        });
+        parts.zk().bounded("create lease node", created).whenComplete((event, error) -> {
+            if (error != null) {
+                fail(error);
+            } else if (AsyncZk.code(event) != Code.OK) {
+                fail(AsyncZk.unexpected("create lease node", event));
+            } else {
+                ourPath = event.getName();
+                checkPosition();
+            }
+        });
+    }
+
+    private void checkPosition() {
+        if (state.get() != State.WAITING) {
+            return;
+        }
+        String lockPath = parts.nodes().lockPath(lock);
+        parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath))
+                .whenComplete((event, error) -> {
+                    if (error != null) {
+                        fail(error);
+                        return;
+                    }
+                    if (AsyncZk.code(event) != Code.OK) {
+                        fail(AsyncZk.unexpected("list lock queue", event));
+                        return;
+                    }
+                    List<String> queue = LockNodes.queue(event.getChildren());
+                    int at = queue.indexOf(LockNodes.nameOf(ourPath));
+                    if (at < 0) {
+                        fail(new IssuerUnavailableException("lease node of lock " + lock + " vanished while queued (session lost?)"));
+                    } else if (at == 0) {
+                        grant();
+                    } else if (waitMs == 0) {
+                        giveUp();
+                    } else {
+                        watchPredecessor(lockPath + "/" + queue.get(at - 1));
+                    }
+                });
+    }
+
+    /**
+     * Watches with getData, as Curator's LockInternals does, never with exists: an exists-watch on a
+     * node that is already gone stays on the server (and its watcher, holding this acquisition, in
+     * the client) until the session ends. getData on a missing node sets no watch.
+     */
+    private void watchPredecessor(String predecessor) {
+        waited = true;
+        parts.zk().call("watch " + predecessor, cb -> parts.client().getData()
+                        .usingWatcher((Watcher) (WatchedEvent e) -> checkPosition()).inBackground(cb).forPath(predecessor))
+                .whenComplete((event, error) -> {
+                    if (error != null) {
+                        fail(error);
+                    } else if (AsyncZk.code(event) == Code.NONODE) {
+                        checkPosition(); // gone before the watch was set: no watch was left
+                    } else if (AsyncZk.code(event) != Code.OK) {
+                        fail(AsyncZk.unexpected("watch predecessor", event));
+                    }
+                    // else: the watch fires when the predecessor changes or goes.
+                });
+    }
+
+    /** Package-private so a test can play a watcher whose queue check found this node first. */
+    void grant() {
+        if (!state.compareAndSet(State.WAITING, State.GRANTING)) {
+            return;
+        }
+        cancelDeadline();
+        Stat stat = createStat;
+        CompletableFuture<Stat> statReady = stat.getCzxid() != 0
+                ? CompletableFuture.completedFuture(stat)
+                // The create's stat is not filled when Curator recovered a protected node after a
+                // connection loss: read it.
+                : parts.zk().call("stat " + ourPath, cb -> parts.client().checkExists().inBackground(cb).forPath(ourPath))
+                        .thenApply(event -> {
+                            if (event.getStat() == null) {
+                                throw AsyncZk.unexpected("stat lease node", event);
+                            }
+                            return event.getStat();
+                        });
+        long expiresAt = parts.clock().millis() + ttlMs;
+        statReady.thenCompose(s -> {
+            long token = parts.mode().tokenOf(s, LockNodes.nameOf(ourPath));
+            Lease lease = new Lease(lock, LeaseIds.format(ourPath, secret), token, expiresAt);
+            CompletableFuture<Void> expirySet = waited ? writeExpiry(expiresAt) : CompletableFuture.completedFuture(null);
+            // The grant is durable before the holder learns its token, so wasGranted never says
+            // no to a token that was handed out.
+            return expirySet.thenCompose(v -> parts.grants().record(lock, token)).thenApply(v -> lease);
+        }).whenComplete((lease, error) -> {
+            if (error != null) {
+                // Final: never back to WAITING, where a watcher firing now could start a second grant.
+                if (state.compareAndSet(State.GRANTING, State.DONE)) {
+                    afterGrantFailed.run();
+                    end(error);
+                }
+                return;
+            }
+            parts.held().add(lease, ourPath);
+            state.compareAndSet(State.GRANTING, State.DONE); // only this grant holds GRANTING
+            if (!result.complete(Optional.of(lease))) {
+                // Closed while granting.
+                parts.held().forget(ourPath);
+                parts.deleteGuaranteed(ourPath);
+            }
+        });
+    }
+
+    /** A waiter's node was written with a provisional expiry; the ttl counts from the grant. */
+    private CompletableFuture<Void> writeExpiry(long expiresAt) {
+        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, expiresAt, lock).toBytes();
+        String path = ourPath;
+        return parts.zk().call("set expiry " + path, cb -> parts.client().setData().withVersion(0)
+                .inBackground(cb).forPath(path, data)).thenAccept(event -> {
+                    if (AsyncZk.code(event) != Code.OK) {
+                        throw AsyncZk.unexpected("set lease expiry", event);
+                    }
+                });
+    }
+
+    private void giveUp() {
+        if (state.compareAndSet(State.WAITING, State.DONE)) {
+            abandoned = true;
+            cancelDeadline();
+            if (ourPath != null) {
+                parts.deleteGuaranteed(ourPath);
+            }
+            result.complete(Optional.empty());
+        }
+    }
+
+    private void fail(Throwable error) {
+        if (state.compareAndSet(State.WAITING, State.DONE)) {
+            end(error);
+        }
+    }
+
+    /** Answers with {@code error} and removes our node; only the caller that moved the state to DONE. */
+    private void end(Throwable error) {
+        abandoned = true;
+        cancelDeadline();
+        if (ourPath != null) {
+            parts.deleteGuaranteed(ourPath);
+        }
+        result.completeExceptionally(error instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                ? c.getCause() : error);
+    }
+
+    private void cancelDeadline() {
+        ScheduledFuture<?> timer = deadline;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.fencegate.issuer.zookeeper;
+
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseEnd;
+import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.backend.LeaseListeners;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException.Code;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leases this issuer granted, and their expiry by this issuer's clock.
+ *
+ * <p>The granting issuer alone deletes an expired lease node: its timer fires at the expiry it
+ * knows, re-reads the node (another instance may have renewed it with setData) and deletes it only
+ * at the version it read, so a renew racing the expiry wins or loses cleanly, never half.
+ */
+final class HeldLeases {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HeldLeases.class);
+    private static final long RETRY_MS = 250;
+
+    private final CuratorFramework client;
+    private final AsyncZk zk;
+    private final ScheduledExecutorService scheduler;
+    private final Clock clock;
+    private final Map<String, Held> byPath = new ConcurrentHashMap<>();
+    private final LeaseListeners listeners = new LeaseListeners();
+
+    private static final class Held {
+        volatile Lease lease;
+        volatile ScheduledFuture<?> timer;
+
+        Held(Lease lease) {
+            this.lease = lease;
+        }
+    }
+
+    HeldLeases(CuratorFramework client, AsyncZk zk, ScheduledExecutorService scheduler, Clock clock) {
+        this.client = client;
+        this.zk = zk;
+        this.scheduler = scheduler;
+        this.clock = clock;
+    }
+
+    void addListener(LeaseListener listener) {
+        listeners.add(listener);
+    }
+
+    void add(Lease lease, String path) {
+        Held held = new Held(lease);
+        byPath.put(path, held);
+        schedule(path, held, lease.expiresAt() - clock.millis());
+    }
+
+    /** Released (here or elsewhere): no longer ours to expire, nobody to tell. */
+    void forget(String path) {
+        Held held = byPath.remove(path);
+        if (held != null && held.timer != null) {
+            held.timer.cancel(false);
+        }
+    }
+
+    /** The session holding every lease is gone, and with it every lease node. */
+    void sessionLost() {
+        for (String path : new ArrayList<>(byPath.keySet())) {
+            end(path, LeaseEnd.SESSION_LOST);
+        }
+    }
+
+    /** Deletes every held lease node; the returned future ends when all answered or timed out. */
+    CompletableFuture<Void> releaseAll() {
+        List<CompletableFuture<?>> deletes = new ArrayList<>();
+        for (String path : new ArrayList<>(byPath.keySet())) {
+            forget(path);
+            deletes.add(zk.call("delete " + path, cb -> client.delete().inBackground(cb).forPath(path)));
+        }
+        return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).handle((v, e) -> null);
+    }
+
+    private void schedule(String path, Held held, long delayMs) {
+        try {
+            held.timer = scheduler.schedule(() -> check(path, held), Math.max(0, delayMs), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            byPath.remove(path, held); // issuer closed
+        }
+    }
+
+    private void check(String path, Held held) {
+        if (byPath.get(path) != held) {
+            return;
+        }
+        zk.call("read lease " + path, cb -> client.getData().inBackground(cb).forPath(path)).whenComplete((event, error) -> {
+            if (error != null) {
+                schedule(path, held, RETRY_MS);
+                return;
+            }
+            Code code = AsyncZk.code(event);
+            if (code == Code.NONODE) {
+                forget(path);
+                return;
+            }
+            Optional<LeaseNodeData> data = code == Code.OK ? LeaseNodeData.parse(event.getData()) : Optional.empty();
+            if (data.isEmpty()) {
+                schedule(path, held, RETRY_MS);
+                return;
+            }
+            long now = clock.millis();
+            if (data.get().expiresAt() > now) {
+                held.lease = held.lease.withExpiresAt(data.get().expiresAt());
+                schedule(path, held, data.get().expiresAt() - now);
+                return;
+            }
+            zk.call("expire " + path, cb -> client.delete().withVersion(event.getStat().getVersion())
+                    .inBackground(cb).forPath(path)).whenComplete((deleted, failure) -> {
+                        if (failure != null) {
+                            schedule(path, held, RETRY_MS);
+                        } else if (AsyncZk.code(deleted) == Code.OK) {
+                            held.lease = held.lease.withExpiresAt(data.get().expiresAt());
+                            end(path, LeaseEnd.EXPIRED);
+                        } else if (AsyncZk.code(deleted) == Code.NONODE) {
+                            forget(path);
+                        } else {
+                            // BADVERSION: renewed meanwhile; read again.
+                            schedule(path, held, 0);
+                        }
+                    });
+        });
+    }
+
+    private void end(String path, LeaseEnd reason) {
+        Held held = byPath.remove(path);
+        if (held == null) {
+            return;
+        }
+        if (held.timer != null) {
+            held.timer.cancel(false);
+        }
+        Lease lease = held.lease;
+        LOG.info("lease ended: lock={} token={} reason={}", lease.lock(), lease.token(), reason);
+        listeners.tell(lease, reason);
+    }
+}

@@ -1,0 +1,90 @@
+package io.fencegate.issuer.zookeeper;
+
+import io.fencegate.issuer.LockNames;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The znode layout under the issuer's root.
+ *
+ * <pre>
+ * root/locks/&lt;encoded lock&gt;/_c_&lt;uuid&gt;-lease-0000000042   EPHEMERAL_SEQUENTIAL, one per holder or waiter
+ * root/grants/&lt;encoded lock&gt;/0000000004294967301           PERSISTENT, one per granted token
+ * </pre>
+ *
+ * A lock name ({@link LockNames}) may contain '/', any Unicode and be 4 KiB long, so it becomes one node name:
+ * base64url of its UTF-8 bytes (no '/', never "." or "..", no characters ZooKeeper refuses).
+ */
+final class LockNodes {
+
+    static final String LEASE_PREFIX = "lease-";
+    private static final int SEQUENCE_DIGITS = 10;
+
+    private final String root;
+
+    LockNodes(String root) {
+        this.root = root;
+    }
+
+    String root() {
+        return root;
+    }
+
+    String locksPath() {
+        return root + "/locks";
+    }
+
+    String lockPath(String lock) {
+        return locksPath() + "/" + encode(lock);
+    }
+
+    String leasePathPrefix(String lock) {
+        return lockPath(lock) + "/" + LEASE_PREFIX;
+    }
+
+    String grantsPath(String lock) {
+        return root + "/grants/" + encode(lock);
+    }
+
+    String grantPath(String lock, long token) {
+        return grantsPath(lock) + "/" + grantName(token);
+    }
+
+    /** A grant's node name: zero-padded, so names sort like their tokens. */
+    static String grantName(long token) {
+        return String.format("%019d", token);
+    }
+
+    /** Lock names are checked by {@link LockNames} before they get here. */
+    static String encode(String lock) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(LockNames.utf8(lock));
+    }
+
+    static boolean isLeaseNode(String name) {
+        int at = name.lastIndexOf(LEASE_PREFIX);
+        return at >= 0 && name.length() - at - LEASE_PREFIX.length() == SEQUENCE_DIGITS;
+    }
+
+    /** The sequential suffix ZooKeeper appended (the parent's cversion at creation). */
+    static long sequenceOf(String nodeName) {
+        return Long.parseLong(nodeName.substring(nodeName.length() - SEQUENCE_DIGITS));
+    }
+
+    static String nameOf(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    /** Lease nodes among {@code children}, in queue order (lowest sequence first). */
+    static List<String> queue(List<String> children) {
+        List<String> leases = new ArrayList<>(children.size());
+        for (String child : children) {
+            if (isLeaseNode(child)) {
+                leases.add(child);
+            }
+        }
+        leases.sort(Comparator.comparingLong(LockNodes::sequenceOf));
+        return leases;
+    }
+}

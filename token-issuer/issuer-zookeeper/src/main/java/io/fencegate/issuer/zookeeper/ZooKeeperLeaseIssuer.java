@@ -1,0 +1,384 @@
+package io.fencegate.issuer.zookeeper;
+
+import io.fencegate.issuer.IssuerUnavailableException;
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.backend.DaemonThreads;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.PathUtils;
+import org.apache.zookeeper.KeeperException.Code;
+
+/**
+ * Leases from a ZooKeeper ensemble, through Apache Curator: a FIFO-fair exclusive lock per name,
+ * and a fencing token per grant (see {@link TokenMode}).
+ *
+ * <p>A lease ends when released (through any issuer instance on the ensemble), when its ttl
+ * passes without a renew (kept by this issuer's clock, not the session timeout, so short ttls
+ * hold), or when this issuer's session is lost. Listeners hear of the last two.
+ *
+ * <pre>{@code
+ * try (LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().connectString("127.0.0.1:2181").build()) {
+ *     Optional<Lease> lease = issuer.acquire("orders/42", Duration.ofSeconds(10), Duration.ofSeconds(2))
+ *             .toCompletableFuture().join();
+ * }
+ * }</pre>
+ */
+public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
+
+    /** A renew or release re-reads the node when a concurrent renew changed it; this many times. */
+    private static final int MAX_VERSION_RACES = 5;
+
+    private final CuratorFramework client;
+    private final boolean ownsClient;
+    private final IssuerParts parts;
+    private final TokenModeMarker modeMarker;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
+    private final ConnectionStateListener sessionWatch;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Duration operationTimeout;
+    private final IdleLockSweeper sweeper;
+    private final Clock clock;
+
+    private ZooKeeperLeaseIssuer(Builder builder) {
+        this.operationTimeout = builder.operationTimeout;
+        this.clock = builder.clock;
+        this.ownsClient = builder.client == null;
+        this.client = ownsClient ? newClient(builder) : builder.client;
+        this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-zk-issuer"));
+        scheduler.setRemoveOnCancelPolicy(true);
+        AsyncZk zk = new AsyncZk(builder.operationTimeout, scheduler);
+        LockNodes nodes = new LockNodes(builder.root);
+        this.parts = new IssuerParts(client, zk, nodes, builder.tokenMode, scheduler,
+                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, clock), clock);
+        this.modeMarker = new TokenModeMarker(parts);
+        this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
+                : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
+        if (sweeper != null) {
+            parts.held().addListener((lease, reason) -> sweeper.leaseEnded(lease.lock(), lease.token()));
+        }
+        // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
+        this.sessionWatch = (c, state) -> {
+            if (state == ConnectionState.LOST) {
+                parts.held().sessionLost();
+                // Queued nodes went with the session too; their callers get a clear error now.
+                for (Acquisition acquisition : pending) {
+                    acquisition.abort(new IssuerUnavailableException("ZooKeeper session lost while acquiring"));
+                }
+            }
+        };
+        client.getConnectionStateListenable().addListener(sessionWatch);
+        if (ownsClient) {
+            client.start();
+        }
+    }
+
+    private static CuratorFramework newClient(Builder builder) {
+        int timeoutMs = (int) builder.operationTimeout.toMillis();
+        return CuratorFrameworkFactory.builder()
+                .connectString(builder.connectString)
+                .sessionTimeoutMs((int) builder.sessionTimeout.toMillis())
+                .connectionTimeoutMs(timeoutMs)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3, Math.max(100, timeoutMs / 2)))
+                .waitForShutdownTimeoutMs(timeoutMs)
+                .build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
+        try {
+            LockNames.check(lock);
+            requirePositive("ttl", ttl);
+            if (wait == null || wait.isNegative()) {
+                throw new IllegalArgumentException("wait must be zero or positive, was " + wait);
+            }
+            ensureOpen();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis());
+        pending.add(acquisition);
+        CompletableFuture<Void> modeChecked = modeMarker.ensure();
+        CompletableFuture<Optional<Lease>> result = modeChecked.isDone() && !modeChecked.isCompletedExceptionally()
+                ? acquisition.start()
+                : modeChecked.thenCompose(v -> acquisition.start());
+        result.whenComplete((lease, error) -> pending.remove(acquisition));
+        return result;
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> renew(String leaseId) {
+        return renew(leaseId, 0);
+    }
+
+    private CompletableFuture<Optional<Lease>> renew(String leaseId, int attempt) {
+        return readOwned(leaseId).thenCompose(owned -> {
+            if (owned.isEmpty()) {
+                return CompletableFuture.completedFuture(Optional.<Lease>empty());
+            }
+            Owned lease = owned.get();
+            long expiresAt = clock.millis() + lease.data.ttlMs();
+            byte[] data = lease.data.withExpiresAt(expiresAt).toBytes();
+            return parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
+                    .inBackground(cb).forPath(lease.path, data)).thenCompose(event -> switch (AsyncZk.code(event)) {
+                        case OK -> CompletableFuture.completedFuture(Optional.of(lease.toLease(leaseId, expiresAt)));
+                        case NONODE -> CompletableFuture.completedFuture(Optional.<Lease>empty());
+                        // Renewed or expired concurrently: judge again from the node's new state.
+                        case BADVERSION -> attempt < MAX_VERSION_RACES ? renew(leaseId, attempt + 1)
+                                : CompletableFuture.failedFuture(new IssuerUnavailableException("renew kept racing other writes to " + lease.path));
+                        default -> CompletableFuture.failedFuture(AsyncZk.unexpected("renew", event));
+                    });
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(String leaseId) {
+        return release(leaseId, 0);
+    }
+
+    private CompletableFuture<Boolean> release(String leaseId, int attempt) {
+        return readOwned(leaseId).thenCompose(owned -> {
+            if (owned.isEmpty()) {
+                return CompletableFuture.completedFuture(false);
+            }
+            Owned lease = owned.get();
+            return parts.delete(lease.path, lease.version).thenCompose(code -> switch (code) {
+                case OK -> {
+                    parts.held().forget(lease.path);
+                    if (sweeper != null) {
+                        sweeper.leaseEnded(lease.data.lock(), lease.token());
+                    }
+                    yield CompletableFuture.completedFuture(true);
+                }
+                case NONODE -> CompletableFuture.completedFuture(false);
+                case BADVERSION -> attempt < MAX_VERSION_RACES ? release(leaseId, attempt + 1)
+                        : CompletableFuture.failedFuture(new IssuerUnavailableException("release kept racing other writes to " + lease.path));
+                default -> CompletableFuture.failedFuture(new IssuerUnavailableException("ZooKeeper release failed: " + code));
+            });
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> wasGranted(String lock, long token) {
+        try {
+            LockNames.check(lock);
+            ensureOpen();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return parts.grants().wasGranted(lock, token);
+    }
+
+    @Override
+    public void addListener(LeaseListener listener) {
+        parts.held().addListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        IssuerUnavailableException closing = new IssuerUnavailableException("ZooKeeper lease issuer closed");
+        for (Acquisition acquisition : pending) {
+            acquisition.abort(closing);
+        }
+        try {
+            parts.held().releaseAll().get(operationTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            // Bounded by the operation timeout; whatever is left goes with the session.
+        }
+        client.getConnectionStateListenable().removeListener(sessionWatch);
+        // shutdown, not shutdownNow: the pending operation-timeout timers still fire, so a call
+        // racing close fails in bounded time instead of waiting on a closed client forever.
+        scheduler.shutdown();
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    /** A live lease node whose secret matched the id, with the version it was read at. */
+    private record Owned(String path, int version, long czxid, LeaseNodeData data) {
+        Lease toLease(String leaseId, long expiresAt) {
+            return new Lease(data.lock(), leaseId, token(), expiresAt);
+        }
+
+        long token() {
+            org.apache.zookeeper.data.Stat stat = new org.apache.zookeeper.data.Stat();
+            stat.setCzxid(czxid);
+            return data.mode().tokenOf(stat, LockNodes.nameOf(path));
+        }
+    }
+
+    /**
+     * Reads the lease an id names; empty unless it exists, the secret matches and it has not expired.
+     * Fails like acquire when the root is pinned to the other token mode: renew and release obey the
+     * root's mode too, because a release feeds this issuer's idle sweeper, which must never act on a
+     * root it was not configured for (a ZXID sweep deletes lock nodes, the CVERSION counters).
+     */
+    private CompletableFuture<Optional<Owned>> readOwned(String leaseId) {
+        try {
+            ensureOpen();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Optional<LeaseIds.Parsed> id = LeaseIds.parse(leaseId, parts.nodes().locksPath());
+        if (id.isEmpty() || !isValidPath(id.get().path())) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        String path = id.get().path();
+        return modeMarker.ensure().thenCompose(modeOk -> parts.zk().call("read lease " + path,
+                        cb -> client.getData().inBackground(cb).forPath(path)))
+                .thenApply(event -> owned(event, path, id.get().secret(), clock.millis()));
+    }
+
+    private static Optional<Owned> owned(CuratorEvent event, String path, String secret, long now) {
+        Code code = AsyncZk.code(event);
+        if (code == Code.NONODE) {
+            return Optional.empty();
+        }
+        if (code != Code.OK) {
+            throw AsyncZk.unexpected("read lease", event);
+        }
+        Optional<LeaseNodeData> data = LeaseNodeData.parse(event.getData());
+        if (data.isEmpty() || !data.get().secretMatches(secret)
+                // Past its expiry the lease is over even if the granting issuer has not deleted it yet.
+                || data.get().expiresAt() <= now) {
+            return Optional.empty();
+        }
+        return Optional.of(new Owned(path, event.getStat().getVersion(), event.getStat().getCzxid(), data.get()));
+    }
+
+    private static boolean isValidPath(String path) {
+        try {
+            PathUtils.validatePath(path);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            // The same failure as an unreachable backend, on every issuer: the caller's answer is the same.
+            throw new IssuerUnavailableException("ZooKeeper lease issuer is closed");
+        }
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + value);
+        }
+    }
+
+    /** Configures a {@link ZooKeeperLeaseIssuer}; validated at {@link #build()}. */
+    public static final class Builder {
+        private CuratorFramework client;
+        private String connectString;
+        private String root = "/fencegate";
+        private TokenMode tokenMode = TokenMode.ZXID;
+        private Duration operationTimeout = Duration.ofSeconds(5);
+        private Duration sessionTimeout = Duration.ofSeconds(15);
+        private Duration forgetIdleLocksAfter = Duration.ofMinutes(10);
+        private Clock clock = Clock.systemUTC();
+
+        private Builder() { }
+
+        /** A started client the caller owns and closes; the issuer does not close it. */
+        public Builder client(CuratorFramework client) {
+            this.client = client;
+            return this;
+        }
+
+        /** Connect string for a client the issuer creates, owns and closes. */
+        public Builder connectString(String connectString) {
+            this.connectString = connectString;
+            return this;
+        }
+
+        /** The root znode (default {@code /fencegate}). */
+        public Builder root(String root) {
+            this.root = root;
+            return this;
+        }
+
+        public Builder tokenMode(TokenMode tokenMode) {
+            this.tokenMode = tokenMode;
+            return this;
+        }
+
+        /** Bound on every ZooKeeper call (default 5 s): past it the call fails IssuerUnavailableException. */
+        public Builder operationTimeout(Duration operationTimeout) {
+            this.operationTimeout = operationTimeout;
+            return this;
+        }
+
+        /** Session timeout of an issuer-owned client (default 15 s); losing the session ends its leases. */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = sessionTimeout;
+            return this;
+        }
+
+        /**
+         * Removes a lock's grant log (and, in ZXID mode, its node) once no lease has been on it for
+         * this long (default 10 min); {@link Duration#ZERO} keeps every lock's nodes forever. Measured
+         * as elapsed time on this process's monotonic clock, so a wrong wall clock cannot remove a
+         * fresh grant. A holder whose lease ended longer ago than this is refused as "not granted"
+         * rather than "stale": refused either way.
+         */
+        public Builder forgetIdleLocksAfter(Duration idle) {
+            this.forgetIdleLocksAfter = idle;
+            return this;
+        }
+
+        /** The wall clock lease expiries are kept by; package-private: tests run a gateway's clock ahead. */
+        Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public ZooKeeperLeaseIssuer build() {
+            if ((client == null) == (connectString == null || connectString.isBlank())) {
+                throw new IllegalArgumentException("exactly one of client or connectString must be set");
+            }
+            try {
+                PathUtils.validatePath(root);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("root must be a valid znode path, was '" + root + "': " + e.getMessage(), e);
+            }
+            if (root.equals("/")) {
+                throw new IllegalArgumentException("root must not be '/'");
+            }
+            Objects.requireNonNull(tokenMode, "tokenMode");
+            requirePositive("operationTimeout", operationTimeout);
+            requirePositive("sessionTimeout", sessionTimeout);
+            if (forgetIdleLocksAfter == null || forgetIdleLocksAfter.isNegative()) {
+                throw new IllegalArgumentException("forgetIdleLocksAfter must be zero (never) or positive, was "
+                        + forgetIdleLocksAfter);
+            }
+            return new ZooKeeperLeaseIssuer(this);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.fencegate.issuer.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.apache.curator.utils.PathUtils;
+import org.junit.jupiter.api.Test;
+
+class LockNodesTest {
+
+    private final LockNodes nodes = new LockNodes("/fencegate");
+
+    @Test
+    void anyLockNameBecomesOneValidNodeName() {
+        for (String lock : List.of("a", "store/docs/2026/report.txt", ".", "..", "ünïcødé/日本語/🔒", "x".repeat(4096))) {
+            String path = nodes.lockPath(lock);
+            PathUtils.validatePath(path);
+            assertThat(path).startsWith("/fencegate/locks/");
+            assertThat(path.substring("/fencegate/locks/".length())).doesNotContain("/").isNotIn(".", "..");
+        }
+    }
+
+    @Test
+    void distinctNamesGetDistinctNodes() {
+        assertThat(nodes.lockPath("a/b")).isNotEqualTo(nodes.lockPath("a_b")).isNotEqualTo(nodes.lockPath("a%2Fb"));
+        assertThat(nodes.grantsPath("a")).isNotEqualTo(nodes.grantsPath("A"));
+    }
+
+    @Test
+    void queueOrdersLeaseNodesBySequenceIgnoringProtectionPrefixAndStrangers() {
+        List<String> queue = LockNodes.queue(List.of(
+                "_c_b6c3-lease-0000000012", "_c_0a1f-lease-0000000003", "stranger", "lease-0000000007"));
+        assertThat(queue).containsExactly("_c_0a1f-lease-0000000003", "lease-0000000007", "_c_b6c3-lease-0000000012");
+        assertThat(LockNodes.sequenceOf("_c_b6c3-lease-0000000012")).isEqualTo(12);
+    }
+
+    @Test
+    void grantNamesSortLikeTheirTokens() {
+        assertThat(nodes.grantPath("a", 9).compareTo(nodes.grantPath("a", 10))).isNegative();
+        assertThat(nodes.grantPath("a", Long.MAX_VALUE)).endsWith("/" + Long.MAX_VALUE);
+    }
+}
