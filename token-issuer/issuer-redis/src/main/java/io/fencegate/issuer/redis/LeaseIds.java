@@ -11,19 +11,11 @@ import java.util.Optional;
 final class LeaseIds {
 
     /** A 4 KiB lock name, base64url-encoded, fits. */
-    private static final LeaseIdFormat FORMAT = new LeaseIdFormat("rl1", 8192);
+    static final LeaseIdFormat FORMAT = new LeaseIdFormat("rl1", 8192);
 
     record Parsed(String lock, String secret) { }
 
     private LeaseIds() { }
-
-    static String newSecret() {
-        return LeaseIdFormat.newSecret();
-    }
-
-    static String format(String lock, String secret) {
-        return FORMAT.format(lock, secret);
-    }
 
     /** Empty for anything that is not an id this issuer could have made. */
     static Optional<Parsed> parse(String leaseId) {

@@ -8,6 +8,7 @@ import io.fencegate.issuer.LeaseListener;
 import io.fencegate.issuer.LockNames;
 import io.fencegate.issuer.backend.DaemonThreads;
 import io.fencegate.issuer.backend.KnownGrants;
+import io.fencegate.issuer.backend.LeaseIdFormat;
 import io.fencegate.issuer.backend.LeaseListeners;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -150,13 +151,13 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         if (closed.get()) {
             return closedFailure();
         }
-        IllegalArgumentException badLock = badLock(lock);
-        if (badLock != null) {
-            return CompletableFuture.failedFuture(badLock);
-        }
-        if (ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "acquire needs ttl >= 1 ms and wait >= 0; got ttl=" + ttl + " wait=" + wait));
+        try {
+            LockNames.check(lock);
+            if (ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
+                throw new IllegalArgumentException("acquire needs ttl >= 1 ms and wait >= 0; got ttl=" + ttl + " wait=" + wait);
+            }
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
         }
         Acquisition acquisition = new Acquisition(lock, ttl.toMillis(), System.nanoTime() + wait.toNanos(), !wait.isZero());
         acquisition.start();
@@ -202,9 +203,10 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Boolean> wasGranted(String lock, long token) {
-        IllegalArgumentException badLock = badLock(lock);
-        if (badLock != null) {
-            return CompletableFuture.failedFuture(badLock);
+        try {
+            LockNames.check(lock);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
         }
         // Before the cache: a closed issuer answers nothing, like every issuer (the contract suite pins it).
         if (closed.get()) {
@@ -269,16 +271,6 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         return scheduler.getQueue().size();
     }
 
-    /** The issuers' one lock-name rule; null when {@code lock} keeps it. */
-    private static IllegalArgumentException badLock(String lock) {
-        try {
-            LockNames.check(lock);
-            return null;
-        } catch (IllegalArgumentException e) {
-            return e;
-        }
-    }
-
     private void tellListeners(Lease lease, LeaseEnd reason) {
         log.debug("lease on lock '{}' with token {} ended: {}", lease.lock(), lease.token(), reason);
         listeners.tell(lease, reason);
@@ -323,14 +315,14 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                 return;
             }
             wokenWhileInFlight = false;
-            String secret = LeaseIds.newSecret();
+            String secret = LeaseIdFormat.newSecret();
             long sent = System.currentTimeMillis();
             grant(lock, secret, ttlMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
                 if (error != null) {
                     finish(null, mapError(error));
                 } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
                     // The lease started no earlier than 'sent', so this expiry is never late.
-                    Lease lease = new Lease(lock, LeaseIds.format(lock, secret), LeaseScripts.asLong(reply.get(1)), sent + ttlMs);
+                    Lease lease = new Lease(lock, LeaseIds.FORMAT.format(lock, secret), LeaseScripts.asLong(reply.get(1)), sent + ttlMs);
                     granted(lease, secret);
                 } else {
                     held(LeaseScripts.asLong(reply.get(1)));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
+import io.fencegate.issuer.backend.LeaseIdFormat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -80,7 +81,7 @@ class RedisLeaseIssuerBehaviourIT {
     @Test
     void wrongOrGarbageLeaseIdsAreRefused() throws Exception {
         Lease lease = await(issuer.acquire("c", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
-        String forged = LeaseIds.format("c", LeaseIds.newSecret());
+        String forged = LeaseIds.FORMAT.format("c", LeaseIdFormat.newSecret());
         for (String bad : List.of("", "garbage", forged, lease.leaseId() + "x", lease.leaseId().replace("rl1.", "rl1.x"))) {
             assertThat(await(issuer.renew(bad))).as(bad).isEmpty();
             assertThat(await(issuer.release(bad))).as(bad).isFalse();

@@ -130,6 +130,13 @@ public abstract class AbstractLeaseIssuerContractTest {
         return fail("expected the call to fail, it succeeded");
     }
 
+    /** What {@code issuer}'s listener hears from now on: the reasons of leases that ended unannounced. */
+    private static List<LeaseEnd> endsHeardBy(LeaseIssuer issuer) {
+        List<LeaseEnd> ended = new CopyOnWriteArrayList<>();
+        issuer.addListener((lease, reason) -> ended.add(reason));
+        return ended;
+    }
+
     private static String tampered(String leaseId) {
         char last = leaseId.charAt(leaseId.length() - 1);
         return leaseId.substring(0, leaseId.length() - 1) + (last == '0' ? '1' : '0');
@@ -246,49 +253,49 @@ public abstract class AbstractLeaseIssuerContractTest {
 
     // ---------------------------------------------------------------- waiting
 
+    /** A lock whose lease {@code held} issuer {@code a} granted, and a second issuer {@code b} on the same backend. */
+    private record HeldLock(LeaseIssuer a, LeaseIssuer b, String lock, Lease held) { }
+
+    private HeldLock heldLock(String name) throws Exception {
+        LeaseIssuer a = issuer();
+        String lock = lock(name);
+        return new HeldLock(a, issuer(), lock, acquired(a, lock, LONG_TTL));
+    }
+
     @Test
     void zeroWaitOnHeldLockAnswersEmptyPromptly() throws Exception {
-        LeaseIssuer a = issuer();
-        LeaseIssuer b = issuer();
-        String lock = lock("held");
-        Lease held = acquired(a, lock, LONG_TTL);
+        HeldLock h = heldLock("held");
         long start = System.nanoTime();
-        assertThat(await(b.acquire(lock, LONG_TTL, Duration.ZERO))).isEmpty();
-        assertThat(await(a.acquire(lock, LONG_TTL, Duration.ZERO))).as("not reentrant").isEmpty();
+        assertThat(await(h.b().acquire(h.lock(), LONG_TTL, Duration.ZERO))).isEmpty();
+        assertThat(await(h.a().acquire(h.lock(), LONG_TTL, Duration.ZERO))).as("not reentrant").isEmpty();
         // Generous bound: "promptly" means it did not wait for the ttl or a default wait.
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
-        assertThat(await(a.renew(held.leaseId()))).as("refused acquire left the holder alone").isPresent();
+        assertThat(await(h.a().renew(h.held().leaseId()))).as("refused acquire left the holder alone").isPresent();
     }
 
     @Test
     void waiterGetsTheLockWhenTheHolderReleases() throws Exception {
-        LeaseIssuer a = issuer();
-        LeaseIssuer b = issuer();
-        String lock = lock("wait");
-        Lease held = acquired(a, lock, LONG_TTL);
+        HeldLock h = heldLock("wait");
         CompletableFuture<Optional<Lease>> waiter =
-                b.acquire(lock, LONG_TTL, Duration.ofSeconds(30)).toCompletableFuture();
+                h.b().acquire(h.lock(), LONG_TTL, Duration.ofSeconds(30)).toCompletableFuture();
         Thread.sleep(300);
         assertThat(waiter).as("still waiting while held").isNotDone();
-        assertThat(await(a.release(held.leaseId()))).isTrue();
+        assertThat(await(h.a().release(h.held().leaseId()))).isTrue();
         Lease next = await(waiter).orElseThrow();
-        assertThat(next.token()).isGreaterThan(held.token());
-        assertThat(await(b.release(next.leaseId()))).isTrue();
+        assertThat(next.token()).isGreaterThan(h.held().token());
+        assertThat(await(h.b().release(next.leaseId()))).isTrue();
     }
 
     @Test
     void waitRunningOutAnswersEmptyAndLeavesNoTraceInTheQueue() throws Exception {
-        LeaseIssuer a = issuer();
-        LeaseIssuer b = issuer();
-        String lock = lock("timeout");
-        Lease held = acquired(a, lock, LONG_TTL);
+        HeldLock h = heldLock("timeout");
         long start = System.nanoTime();
-        assertThat(await(b.acquire(lock, LONG_TTL, Duration.ofMillis(500)))).isEmpty();
+        assertThat(await(h.b().acquire(h.lock(), LONG_TTL, Duration.ofMillis(500)))).isEmpty();
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(400));
-        assertThat(await(a.release(held.leaseId()))).isTrue();
+        assertThat(await(h.a().release(h.held().leaseId()))).isTrue();
         // The timed-out waiter must not hold a place in line: the lock is free at once.
-        Lease next = acquired(a, lock, LONG_TTL);
-        assertThat(next.token()).isGreaterThan(held.token());
+        Lease next = acquired(h.a(), h.lock(), LONG_TTL);
+        assertThat(next.token()).isGreaterThan(h.held().token());
     }
 
     // ---------------------------------------------------------------- expiry and renew
@@ -326,8 +333,7 @@ public abstract class AbstractLeaseIssuerContractTest {
     void renewExtendsExpiryAndKeepsTheLeasePastItsFirstTtl() throws Exception {
         LeaseIssuer a = issuer();
         LeaseIssuer b = issuer();
-        List<LeaseEnd> ended = new CopyOnWriteArrayList<>();
-        a.addListener((lease, reason) -> ended.add(reason));
+        List<LeaseEnd> ended = endsHeardBy(a);
         String lock = lock("renew");
         // Renew every 200 ms with a 1.2 s ttl: a busy machine may delay a renew by a second.
         Duration ttl = Duration.ofMillis(1_200);
@@ -380,9 +386,8 @@ public abstract class AbstractLeaseIssuerContractTest {
     @Test
     void secondIssuerInstanceRenewsAndReleasesByLeaseId() throws Exception {
         LeaseIssuer a = issuer();
-        LeaseIssuer b = issuer();
-        List<LeaseEnd> ended = new CopyOnWriteArrayList<>();
-        a.addListener((lease, reason) -> ended.add(reason));
+        List<LeaseEnd> ended = endsHeardBy(a);
+        LeaseIssuer b = issuer(); // renews and releases a's lease by its id
         String lock = lock("cross");
         Lease lease = acquired(a, lock, Duration.ofSeconds(3));
         // Renew halfway, so the renewed expiry lies 1.5 s past the first one.

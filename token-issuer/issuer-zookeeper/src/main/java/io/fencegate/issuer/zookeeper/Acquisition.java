@@ -2,6 +2,7 @@ package io.fencegate.issuer.zookeeper;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.backend.LeaseIdFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -37,7 +38,7 @@ final class Acquisition {
     private final String lock;
     private final long ttlMs;
     private final long waitMs;
-    private final String secret = LeaseIds.newSecret();
+    private final String secret = LeaseIdFormat.newSecret();
     private final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
     private final AtomicReference<State> state = new AtomicReference<>(State.WAITING);
     private final Stat createStat = new Stat();
@@ -200,7 +201,7 @@ final class Acquisition {
         long expiresAt = parts.clock().millis() + ttlMs;
         statReady.thenCompose(s -> {
             long token = parts.mode().tokenOf(s, LockNodes.nameOf(ourPath));
-            Lease lease = new Lease(lock, LeaseIds.format(ourPath, secret), token, expiresAt);
+            Lease lease = new Lease(lock, LeaseIds.FORMAT.format(ourPath, secret), token, expiresAt);
             CompletableFuture<Void> expirySet = waited ? writeExpiry(expiresAt) : CompletableFuture.completedFuture(null);
             // The grant is durable before the holder learns its token, so wasGranted never says
             // no to a token that was handed out.

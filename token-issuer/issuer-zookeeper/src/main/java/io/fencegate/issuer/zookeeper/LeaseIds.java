@@ -11,19 +11,11 @@ import java.util.Optional;
 final class LeaseIds {
 
     /** Room for a long root and a 4 KiB lock name, base64url-encoded in the path. */
-    private static final LeaseIdFormat FORMAT = new LeaseIdFormat("zk1", 16_384);
+    static final LeaseIdFormat FORMAT = new LeaseIdFormat("zk1", 16_384);
 
     record Parsed(String path, String secret) { }
 
     private LeaseIds() { }
-
-    static String newSecret() {
-        return LeaseIdFormat.newSecret();
-    }
-
-    static String format(String path, String secret) {
-        return FORMAT.format(path, secret);
-    }
 
     /** Empty for anything that is not an id for a lease node under {@code locksPath}. */
     static Optional<Parsed> parse(String leaseId, String locksPath) {

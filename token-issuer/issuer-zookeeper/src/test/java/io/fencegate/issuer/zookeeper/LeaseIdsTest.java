@@ -2,6 +2,7 @@ package io.fencegate.issuer.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fencegate.issuer.backend.LeaseIdFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
@@ -13,21 +14,21 @@ class LeaseIdsTest {
 
     @Test
     void roundTripsPathAndSecret() {
-        String secret = LeaseIds.newSecret();
-        LeaseIds.Parsed parsed = LeaseIds.parse(LeaseIds.format(PATH, secret), LOCKS).orElseThrow();
+        String secret = LeaseIdFormat.newSecret();
+        LeaseIds.Parsed parsed = LeaseIds.parse(LeaseIds.FORMAT.format(PATH, secret), LOCKS).orElseThrow();
         assertThat(parsed.path()).isEqualTo(PATH);
         assertThat(parsed.secret()).isEqualTo(secret).hasSize(32);
-        assertThat(LeaseIds.newSecret()).isNotEqualTo(secret);
+        assertThat(LeaseIdFormat.newSecret()).isNotEqualTo(secret);
     }
 
     @Test
     void refusesIdsNamingNodesOutsideTheLockQueues() {
-        String secret = LeaseIds.newSecret();
+        String secret = LeaseIdFormat.newSecret();
         for (String path : new String[] {"/zookeeper/quota", LOCKS + "/YQ", LOCKS + "/YQ/x/lease-0000000003",
                 "/other/locks/YQ/lease-0000000003", LOCKS + "/YQ/not-a-lease"}) {
-            assertThat(LeaseIds.parse(LeaseIds.format(path, secret), LOCKS)).as(path).isEmpty();
+            assertThat(LeaseIds.parse(LeaseIds.FORMAT.format(path, secret), LOCKS)).as(path).isEmpty();
         }
-        assertThat(LeaseIds.parse(LeaseIds.format(PATH, secret), "/elsewhere/locks")).isEmpty();
+        assertThat(LeaseIds.parse(LeaseIds.FORMAT.format(PATH, secret), "/elsewhere/locks")).isEmpty();
     }
 
     @Test
@@ -41,7 +42,7 @@ class LeaseIdsTest {
 
     @Test
     void nodeDataRoundTripsEvenWithNewlinesInTheLock() {
-        LeaseNodeData data = new LeaseNodeData(TokenMode.CVERSION, LeaseIds.newSecret(), 1500, 123456789L, "a\nb\nc");
+        LeaseNodeData data = new LeaseNodeData(TokenMode.CVERSION, LeaseIdFormat.newSecret(), 1500, 123456789L, "a\nb\nc");
         assertThat(LeaseNodeData.parse(data.toBytes())).contains(data);
         assertThat(data.secretMatches(data.secret())).isTrue();
         assertThat(data.secretMatches("0".repeat(32))).isFalse();
