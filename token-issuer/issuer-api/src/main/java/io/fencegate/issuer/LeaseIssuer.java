@@ -8,9 +8,9 @@ import java.util.concurrent.CompletionStage;
  * Grants exclusive leases on named locks, each carrying a fencing token.
  *
  * <p>Tokens for one lock strictly increase in grant order, across issuer restarts and backend
- * failovers. Every method is asynchronous and bounded in time: a backend that does not answer
- * fails the stage with {@link IssuerUnavailableException}; bad arguments fail it with
- * {@link IllegalArgumentException}. Leases are not bound to a thread: any thread, and any issuer
+ * failovers. Every method is asynchronous and bounded in time: a backend that does not answer,
+ * or a closed issuer, fails the stage with {@link IssuerUnavailableException}; bad arguments
+ * (a lock name outside {@link LockNames}) fail it with {@link IllegalArgumentException}. Leases are not bound to a thread: any thread, and any issuer
  * instance on the same backend, may renew or release a lease by its id.
  */
 public interface LeaseIssuer extends AutoCloseable {

@@ -13,7 +13,8 @@ public enum TokenMode {
     ZXID,
     /**
      * The lease node's sequential suffix plus one: the lock parent's cversion at creation. Dense
-     * per lock, but only safe because the lock parent is PERSISTENT and never removed: a CONTAINER
+     * per lock, but only safe because the lock parent is PERSISTENT and never removed in this mode
+     * (the idle sweeper removes ZXID-mode lock nodes only; a root is pinned to one mode): a CONTAINER
      * parent is reaped when empty, and its re-created successor counts from 0 again. Limited to
      * 2^31 grants per lock (ZooKeeper's sequence counter is a signed 32-bit int).
      */

@@ -1,0 +1,10 @@
+/**
+ * Leases with fencing tokens, whatever the backend: {@link io.fencegate.issuer.LeaseIssuer} grants
+ * {@link io.fencegate.issuer.Lease}s, {@link io.fencegate.issuer.LeaseWatchdog} keeps them alive.
+ * Every issuer takes the same lock names ({@link io.fencegate.issuer.LockNames}), refuses bad
+ * arguments with {@link java.lang.IllegalArgumentException}, and fails with
+ * {@link io.fencegate.issuer.IssuerUnavailableException} when its backend is unreachable or slow,
+ * or the issuer is closed. Backends: {@code io.fencegate.issuer.zookeeper}
+ * ({@code fencegate-issuer-zookeeper}), {@code io.fencegate.issuer.redis} ({@code fencegate-issuer-redis}).
+ */
+package io.fencegate.issuer;
