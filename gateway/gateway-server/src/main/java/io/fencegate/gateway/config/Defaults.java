@@ -1,6 +1,11 @@
 package io.fencegate.gateway.config;
 
 import io.fencegate.gateway.GatewayOptions;
+import io.fencegate.gateway.issuer.EmbeddedZooKeeperIssuerConfig;
+import io.fencegate.gateway.issuer.IssuerConfig;
+import io.fencegate.gateway.store.JdbcStoreSettings;
+import io.fencegate.store.files.provider.FilesStoreSettings;
+import io.fencegate.store.spi.StoreSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,14 +24,10 @@ public final class Defaults {
         Path root = data.toAbsolutePath().normalize();
         Path files = Files.createDirectories(root.resolve("files"));
         Files.createDirectories(root.resolve("h2"));
-        Map<String, GatewayConfig.Store> stores = new LinkedHashMap<>();
-        stores.put("main", new GatewayConfig.Store("jdbc", "strict", null, Map.of(),
-                "jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", "", null, null, null,
-                null, null, null, null));
-        stores.put("files", new GatewayConfig.Store("files", "strict", null, Map.of(),
-                null, null, null, null, null, files.toString(), null, null, null, null));
-        GatewayConfig.Issuer issuer = new GatewayConfig.Issuer("embedded-zookeeper", null, null, null, null, null,
-                null, null, null, root.resolve("zookeeper").toString(), null, null, null, null);
+        Map<String, StoreSettings> stores = new LinkedHashMap<>();
+        stores.put("main", JdbcStoreSettings.of("jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", ""));
+        stores.put("files", new FilesStoreSettings(files.toString(), "strict", null));
+        IssuerConfig issuer = new EmbeddedZooKeeperIssuerConfig(root.resolve("zookeeper").toString());
         return new GatewayConfig(null, null, null, issuer, stores);
     }
 
