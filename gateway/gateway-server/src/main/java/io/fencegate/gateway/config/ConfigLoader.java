@@ -113,7 +113,7 @@ public final class ConfigLoader {
             String type = type(e.getValue(), at, providers.types());
             StoreProvider<?> provider = providers.forType(type).orElseThrow(() ->
                     new ConfigException(at + ".type", "expected " + providers.types() + ", got '" + type + "'"));
-            stores.put(e.getKey(), bind(withoutType(e.getValue()), provider.settingsType(), at + ".",
+            stores.put(e.getKey(), bind(withoutType(e.getValue()), provider.storeType().settings(), at + ".",
                     "not a key of a " + type + " store"));
         }
         return stores;
@@ -197,7 +197,7 @@ public final class ConfigLoader {
             addKey(keys, at + ".type");
             Optional<StoreProvider<?>> provider = providers.forType(typeOf(root.path("stores").path(name), at, env));
             for (StoreProvider<?> p : provider.isPresent() ? List.of(provider.get()) : providers.all()) {
-                addComponents(keys, at, p.settingsType());
+                addComponents(keys, at, p.storeType().settings());
             }
         }
         return keys;

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** The embedded default, and the translation of a config's server and limits into {@link GatewayOptions}. */
 public final class Defaults {
@@ -35,25 +36,15 @@ public final class Defaults {
     public static GatewayOptions options(GatewayConfig config) {
         GatewayOptions o = new GatewayOptions().auth(config.auth());
         GatewayConfig.Server s = config.server();
-        if (s.host() != null) {
-            o.host(s.host());
-        }
-        if (s.port() != null) {
-            o.port(s.port());
-        }
-        if (s.eventLoops() != null) {
-            o.eventLoops(s.eventLoops());
-        }
+        Optional.ofNullable(s.host()).ifPresent(o::host);
+        Optional.ofNullable(s.port()).ifPresent(o::port);
+        Optional.ofNullable(s.eventLoops()).ifPresent(o::eventLoops);
         if (s.tls() != null) {
             o.tls(new GatewayOptions.Tls(s.tls().certPath(), s.tls().keyPath()));
         }
         GatewayConfig.Limits l = config.limits();
-        if (l.maxBodyBytes() != null) {
-            o.maxBodyBytes(l.maxBodyBytes());
-        }
-        if (l.maxKeyBytes() != null) {
-            o.maxKeyBytes(l.maxKeyBytes());
-        }
+        Optional.ofNullable(l.maxBodyBytes()).ifPresent(o::maxBodyBytes);
+        Optional.ofNullable(l.maxKeyBytes()).ifPresent(o::maxKeyBytes);
         o.requestTimeout(Durations.parse("limits.requestTimeout", l.requestTimeout(), o.requestTimeout()));
         o.maxTtl(Durations.parse("limits.maxTtl", l.maxTtl(), o.maxTtl()));
         o.maxWait(Durations.parse("limits.maxWait", l.maxWait(), o.maxWait()));

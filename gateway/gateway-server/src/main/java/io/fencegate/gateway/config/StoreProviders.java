@@ -23,9 +23,9 @@ public final class StoreProviders {
     public static StoreProviders discover() {
         Map<String, StoreProvider<?>> byType = new LinkedHashMap<>();
         for (StoreProvider<?> p : ServiceLoader.load(StoreProvider.class, StoreProviders.class.getClassLoader())) {
-            StoreProvider<?> other = byType.putIfAbsent(p.type(), p);
+            StoreProvider<?> other = byType.putIfAbsent(p.storeType().name(), p);
             if (other != null) {
-                throw new IllegalStateException("two store providers for type '" + p.type() + "': "
+                throw new IllegalStateException("two store providers for type '" + p.storeType().name() + "': "
                         + other.getClass().getName() + " and " + p.getClass().getName());
             }
         }
@@ -40,7 +40,7 @@ public final class StoreProviders {
     @SuppressWarnings("unchecked")
     public <S extends StoreSettings> StoreProvider<S> forSettings(S settings) {
         for (StoreProvider<?> p : byType.values()) {
-            if (p.settingsType() == settings.getClass()) {
+            if (p.storeType().settings() == settings.getClass()) {
                 return (StoreProvider<S>) p;
             }
         }

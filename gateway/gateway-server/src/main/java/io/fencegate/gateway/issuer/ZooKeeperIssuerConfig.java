@@ -7,6 +7,7 @@ import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.Settings;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -38,21 +39,13 @@ public record ZooKeeperIssuerConfig(
 
     LeaseIssuer build() {
         var b = ZooKeeperLeaseIssuer.builder().connectString(connectString).tokenMode(tokenMode(tokenMode));
-        if (root != null) {
-            b.root(root);
-        }
+        Optional.ofNullable(root).ifPresent(b::root);
         Duration session = Settings.duration("sessionTimeout", sessionTimeout, null);
-        if (session != null) {
-            b.sessionTimeout(session);
-        }
+        Optional.ofNullable(session).ifPresent(b::sessionTimeout);
         Duration op = Settings.duration("operationTimeout", operationTimeout, null);
-        if (op != null) {
-            b.operationTimeout(op);
-        }
+        Optional.ofNullable(op).ifPresent(b::operationTimeout);
         Duration idle = Settings.duration("forgetIdleLocksAfter", forgetIdleLocksAfter, null);
-        if (idle != null) {
-            b.forgetIdleLocksAfter(idle);
-        }
+        Optional.ofNullable(idle).ifPresent(b::forgetIdleLocksAfter);
         return b.build();
     }
 

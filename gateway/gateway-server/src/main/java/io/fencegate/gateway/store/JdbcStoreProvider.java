@@ -8,33 +8,29 @@ import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.Settings;
 import io.fencegate.store.spi.StoreContext;
 import io.fencegate.store.spi.StoreProvider;
+import io.fencegate.store.spi.StoreType;
 import java.time.Duration;
+import java.util.Optional;
 
 /** {@code type: jdbc}: a {@link JdbcGuardedStore}, which also runs named statements. */
 public final class JdbcStoreProvider implements StoreProvider<JdbcStoreSettings> {
 
-    @Override
-    public String type() {
-        return "jdbc";
-    }
+    private static final StoreType<JdbcStoreSettings> TYPE = new StoreType<>("jdbc", JdbcStoreSettings.class);
 
     @Override
-    public Class<JdbcStoreSettings> settingsType() {
-        return JdbcStoreSettings.class;
+    public StoreType<JdbcStoreSettings> storeType() {
+        return TYPE;
     }
 
+    /** Opens the pool and migrates fencegate's tables; an unreachable database names the url. */
     @Override
     public OpenedStore open(JdbcStoreSettings s, StoreContext context) {
         JdbcStoreOptions options = new JdbcStoreOptions().jdbcUrl(s.url()).username(s.user())
                 .password(s.password() == null ? "" : s.password()).name(context.name())
                 .rule(Settings.rule("rule", s.rule()));
-        if (s.poolSize() != null) {
-            options.poolSize(s.poolSize());
-        }
+        Optional.ofNullable(s.poolSize()).ifPresent(options::poolSize);
         Duration queryTimeout = Settings.duration("queryTimeout", s.queryTimeout(), null);
-        if (queryTimeout != null) {
-            options.queryTimeout(queryTimeout);
-        }
+        Optional.ofNullable(queryTimeout).ifPresent(options::queryTimeout);
         JdbcGuardedStore store;
         try {
             store = JdbcGuardedStore.open(options);

@@ -9,8 +9,10 @@ import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.Settings;
 import io.fencegate.store.spi.StoreContext;
 import io.fencegate.store.spi.StoreProvider;
+import io.fencegate.store.spi.StoreType;
 import io.vertx.core.Vertx;
 import java.time.Duration;
+import java.util.Optional;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -19,39 +21,25 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class PostgresStoreProvider implements StoreProvider<PostgresStoreSettings> {
 
-    @Override
-    public String type() {
-        return "postgres";
-    }
+    private static final StoreType<PostgresStoreSettings> TYPE = new StoreType<>("postgres", PostgresStoreSettings.class);
 
     @Override
-    public Class<PostgresStoreSettings> settingsType() {
-        return PostgresStoreSettings.class;
+    public StoreType<PostgresStoreSettings> storeType() {
+        return TYPE;
     }
 
+    /** Migrates over JDBC first (the reactive client cannot run Flyway), then opens on the gateway's Vert.x. */
     @Override
     public OpenedStore open(PostgresStoreSettings s, StoreContext context) {
         PgStoreOptions options = new PgStoreOptions().name(context.name()).rule(Settings.rule("rule", s.rule()))
                 .schema(s.schema()).password(s.password());
-        if (s.host() != null) {
-            options.host(s.host());
-        }
-        if (s.port() != null) {
-            options.port(s.port());
-        }
-        if (s.database() != null) {
-            options.database(s.database());
-        }
-        if (s.user() != null) {
-            options.user(s.user());
-        }
-        if (s.poolSize() != null) {
-            options.poolSize(s.poolSize());
-        }
+        Optional.ofNullable(s.host()).ifPresent(options::host);
+        Optional.ofNullable(s.port()).ifPresent(options::port);
+        Optional.ofNullable(s.database()).ifPresent(options::database);
+        Optional.ofNullable(s.user()).ifPresent(options::user);
+        Optional.ofNullable(s.poolSize()).ifPresent(options::poolSize);
         Duration queryTimeout = Settings.duration("queryTimeout", s.queryTimeout(), null);
-        if (queryTimeout != null) {
-            options.operationTimeout(queryTimeout);
-        }
+        Optional.ofNullable(queryTimeout).ifPresent(options::operationTimeout);
         String where = options.host() + ":" + options.port() + "/" + options.database();
         try {
             FencegateSchema.migrate(migrationSource(options));
@@ -78,9 +66,7 @@ public final class PostgresStoreProvider implements StoreProvider<PostgresStoreS
         ds.setPassword(options.password());
         ds.setConnectTimeout((int) Math.max(1, options.connectTimeout().toSeconds()));
         ds.setSocketTimeout((int) Math.max(60, options.operationTimeout().toSeconds()));
-        if (options.schema() != null) {
-            ds.setCurrentSchema(options.schema());
-        }
+        Optional.ofNullable(options.schema()).ifPresent(ds::setCurrentSchema);
         return ds;
     }
 }

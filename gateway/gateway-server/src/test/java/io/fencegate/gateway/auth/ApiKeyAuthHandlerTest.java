@@ -48,10 +48,10 @@ class ApiKeyAuthHandlerTest {
         router.route("/health").handler(ctx -> ctx.response().end("ok"));
         router.route("/v1/*").handler(ApiKeyAuthHandler.create(config));
         router.get("/v1/stores/:store/items/*").handler(ctx -> {
-            answer(ctx, Principal.of(ctx).mayUseStore(ctx.pathParam("store")));
+            answer(ctx, Principal.of(ctx).mayUseStore(ctx.pathParam("store")), "store '" + ctx.pathParam("store") + "'");
         });
         router.post("/v1/leases/:lock").handler(ctx -> {
-            answer(ctx, Principal.of(ctx).mayUseLock(ctx.pathParam("lock")));
+            answer(ctx, Principal.of(ctx).mayUseLock(ctx.pathParam("lock")), "lock '" + ctx.pathParam("lock") + "'");
         });
         HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1")
                 .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -59,13 +59,13 @@ class ApiKeyAuthHandlerTest {
     }
 
     /** The principal's name, or 403 {@code forbidden} as the gateway's routes answer it. */
-    private static void answer(RoutingContext ctx, boolean permitted) {
+    private static void answer(RoutingContext ctx, boolean permitted, String what) {
         if (permitted) {
             ctx.response().end(Principal.of(ctx).name());
         } else {
             ctx.response().setStatusCode(403).putHeader("Content-Type", "application/problem+json")
                     .end(new JsonObject().put("type", ApiKeyAuthHandler.FORBIDDEN).put("title", "Forbidden")
-                            .put("status", 403).encode());
+                            .put("status", 403).put("detail", "this API key may not use " + what).encode());
         }
     }
 

@@ -13,6 +13,7 @@ import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.Settings;
 import io.fencegate.store.spi.StoreContext;
 import io.fencegate.store.spi.StoreProvider;
+import io.fencegate.store.spi.StoreType;
 import io.fencegate.store.spi.StoreSettings;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,16 +29,14 @@ public final class MemoryStoreProvider implements StoreProvider<MemoryStoreProvi
 
     public record MemorySettings(Integer maxKeyBytes, String rule, String lock) implements StoreSettings {}
 
-    @Override
-    public String type() {
-        return "test-memory";
-    }
+    private static final StoreType<MemorySettings> TYPE = new StoreType<>("test-memory", MemorySettings.class);
 
     @Override
-    public Class<MemorySettings> settingsType() {
-        return MemorySettings.class;
+    public StoreType<MemorySettings> storeType() {
+        return TYPE;
     }
 
+    /** A fresh, empty store each time. */
     @Override
     public OpenedStore open(MemorySettings settings, StoreContext context) {
         StoreLimits limits = settings.maxKeyBytes() == null ? StoreLimits.DEFAULT

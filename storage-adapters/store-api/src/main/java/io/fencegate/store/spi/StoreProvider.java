@@ -5,8 +5,8 @@ package io.fencegate.store.spi;
  * from a line naming the provider class in {@code META-INF/services/io.fencegate.store.spi.StoreProvider}.
  * A new backend is a new module with a provider and that one line; no server code changes.
  *
- * <p>The server reads a store's configuration, finds the provider whose {@link #type()} the
- * configuration names, binds the remaining keys to {@link #settingsType()} (a record: its
+ * <p>The server reads a store's configuration, finds the provider whose {@link #storeType()} the
+ * configuration names, binds the remaining keys to {@link StoreType#settings()} (a record: its
  * components are the keys this store type accepts, anything else is refused), calls
  * {@link StoreSettings#validate()} before opening anything, then {@link #open}.
  *
@@ -14,11 +14,8 @@ package io.fencegate.store.spi;
  */
 public interface StoreProvider<S extends StoreSettings> {
 
-    /** The {@code type} that selects this provider in a configuration, e.g. {@code files}. */
-    String type();
-
-    /** The record the configuration's keys bind to (by component name). */
-    Class<S> settingsType();
+    /** Its {@code type} and settings record: {@code new StoreType<>("files", FilesStoreSettings.class)}. */
+    StoreType<S> storeType();
 
     /**
      * Opens the store {@code context.name()} as {@code settings} describe it (already validated).

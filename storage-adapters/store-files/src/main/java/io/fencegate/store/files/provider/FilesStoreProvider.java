@@ -6,22 +6,21 @@ import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.Settings;
 import io.fencegate.store.spi.StoreContext;
 import io.fencegate.store.spi.StoreProvider;
+import io.fencegate.store.spi.StoreType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** {@code type: files}: a {@link FilesGuardedStore} on an existing directory. */
 public final class FilesStoreProvider implements StoreProvider<FilesStoreSettings> {
 
-    @Override
-    public String type() {
-        return "files";
-    }
+    private static final StoreType<FilesStoreSettings> TYPE = new StoreType<>("files", FilesStoreSettings.class);
 
     @Override
-    public Class<FilesStoreSettings> settingsType() {
-        return FilesStoreSettings.class;
+    public StoreType<FilesStoreSettings> storeType() {
+        return TYPE;
     }
 
+    /** Never creates the directory: a missing one is an outage (an unmounted volume), not an empty store. */
     @Override
     public OpenedStore open(FilesStoreSettings settings, StoreContext context) {
         Path dir = Path.of(settings.dir());
