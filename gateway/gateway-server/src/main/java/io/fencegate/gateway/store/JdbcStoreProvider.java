@@ -17,11 +17,6 @@ public final class JdbcStoreProvider implements StoreProvider<JdbcStoreSettings>
 
     private static final StoreType<JdbcStoreSettings> TYPE = new StoreType<>("jdbc", JdbcStoreSettings.class);
 
-    @Override
-    public StoreType<JdbcStoreSettings> storeType() {
-        return TYPE;
-    }
-
     /** Opens the pool and migrates fencegate's tables; an unreachable database names the url. */
     @Override
     public OpenedStore open(JdbcStoreSettings s, StoreContext context) {
@@ -40,5 +35,10 @@ public final class JdbcStoreProvider implements StoreProvider<JdbcStoreSettings>
             throw new InvalidSettingException(null, "cannot open " + s.url() + ": " + e.getMessage(), e);
         }
         return new OpenedStore(store, store);
+    }
+
+    @Override
+    public StoreType<JdbcStoreSettings> storeType() {
+        return TYPE;
     }
 }

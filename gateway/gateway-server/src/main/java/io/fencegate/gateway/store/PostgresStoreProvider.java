@@ -23,11 +23,6 @@ public final class PostgresStoreProvider implements StoreProvider<PostgresStoreS
 
     private static final StoreType<PostgresStoreSettings> TYPE = new StoreType<>("postgres", PostgresStoreSettings.class);
 
-    @Override
-    public StoreType<PostgresStoreSettings> storeType() {
-        return TYPE;
-    }
-
     /** Migrates over JDBC first (the reactive client cannot run Flyway), then opens on the gateway's Vert.x. */
     @Override
     public OpenedStore open(PostgresStoreSettings s, StoreContext context) {
@@ -68,5 +63,10 @@ public final class PostgresStoreProvider implements StoreProvider<PostgresStoreS
         ds.setSocketTimeout((int) Math.max(60, options.operationTimeout().toSeconds()));
         Optional.ofNullable(options.schema()).ifPresent(ds::setCurrentSchema);
         return ds;
+    }
+
+    @Override
+    public StoreType<PostgresStoreSettings> storeType() {
+        return TYPE;
     }
 }
