@@ -72,24 +72,6 @@ public final class ApiKeyAuthHandler implements Handler<RoutingContext> {
         return found;
     }
 
-    /** True if the caller may use {@code store}; otherwise answers 403 and returns false. */
-    public static boolean permitStore(RoutingContext ctx, String store) {
-        if (Principal.of(ctx).mayUseStore(store)) {
-            return true;
-        }
-        problem(ctx, 403, FORBIDDEN, "Forbidden", "this API key may not use store '" + store + "'");
-        return false;
-    }
-
-    /** True if the caller may use {@code lock}; otherwise answers 403 and returns false. */
-    public static boolean permitLock(RoutingContext ctx, String lock) {
-        if (Principal.of(ctx).mayUseLock(lock)) {
-            return true;
-        }
-        problem(ctx, 403, FORBIDDEN, "Forbidden", "this API key may not use lock '" + lock + "'");
-        return false;
-    }
-
     private static void unauthorized(RoutingContext ctx, String detail) {
         ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"fencegate\"");
         problem(ctx, 401, UNAUTHORIZED, "Unauthorized", detail);

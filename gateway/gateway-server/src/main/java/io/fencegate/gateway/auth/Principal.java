@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Who is calling, and what they may touch. Routes ask {@link #mayUseStore} / {@link #mayUseLock}, or
- * use {@link ApiKeyAuthHandler#permitStore} / {@link ApiKeyAuthHandler#permitLock} which also answer 403.
+ * Who is calling, and what they may touch. Routes ask {@link #mayUseStore} / {@link #mayUseLock}
+ * (the gateway's item routes through {@code TokenGate}, which answers 403).
  */
 public final class Principal {
     static final String CONTEXT_KEY = "fencegate.principal";

@@ -11,10 +11,16 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.fencegate.gateway.auth.AuthConfig;
+import io.fencegate.gateway.issuer.IssuerConfig;
+import io.fencegate.store.spi.StoreProvider;
+import io.fencegate.store.spi.StoreSettings;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -70,14 +76,77 @@ public final class ConfigLoader {
         if (!tree.isObject()) {
             throw new ConfigException("config", "the document must be a mapping of sections");
         }
-        applyOverrides((ObjectNode) tree, env);
+        StoreProviders providers = StoreProviders.discover();
+        ObjectNode root = (ObjectNode) tree;
+        applyOverrides(root, env, providers);
+        // The issuer and each store bind to the record of their type, so each type refuses keys it lacks.
+        JsonNode issuer = root.remove("issuer");
+        JsonNode stores = root.remove("stores");
+        Sections sections = bind(root, Sections.class, "", "unknown key");
+        return new GatewayConfig(sections.server(), sections.limits(), sections.auth(),
+                issuer == null || issuer.isNull() ? null : issuer(issuer), stores(stores, providers));
+    }
+
+    /** The sections that are the gateway's own. */
+    private record Sections(GatewayConfig.Server server, GatewayConfig.Limits limits, AuthConfig auth) {}
+
+    private static IssuerConfig issuer(JsonNode node) {
+        String type = type(node, "issuer", "zookeeper, redis or embedded-zookeeper");
+        Class<? extends IssuerConfig> record = IssuerConfig.TYPES.get(type);
+        if (record == null) {
+            throw new ConfigException("issuer.type", "expected zookeeper, redis or embedded-zookeeper, got '" + type + "'");
+        }
+        return bind(withoutType(node), record, "issuer.", "not a key of a " + type + " issuer");
+    }
+
+    private static Map<String, StoreSettings> stores(JsonNode node, StoreProviders providers) {
+        Map<String, StoreSettings> stores = new LinkedHashMap<>();
+        if (node == null || node.isNull()) {
+            return stores;
+        }
+        if (!node.isObject()) {
+            throw new ConfigException("stores", "expected a mapping of store names to stores");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String at = "stores." + e.getKey();
+            String type = type(e.getValue(), at, providers.types());
+            StoreProvider<?> provider = providers.forType(type).orElseThrow(() ->
+                    new ConfigException(at + ".type", "expected " + providers.types() + ", got '" + type + "'"));
+            stores.put(e.getKey(), bind(withoutType(e.getValue()), provider.storeType().settings(), at + ".",
+                    "not a key of a " + type + " store"));
+        }
+        return stores;
+    }
+
+    private static String type(JsonNode node, String at, String expected) {
+        if (node == null || !node.isObject()) {
+            throw new ConfigException(at + ".type", "required: " + expected);
+        }
+        JsonNode type = node.get("type");
+        if (type == null || !type.isTextual() || type.asText().isBlank()) {
+            throw new ConfigException(at + ".type", "required: " + expected);
+        }
+        return type.asText();
+    }
+
+    private static ObjectNode withoutType(JsonNode node) {
+        ObjectNode copy = ((ObjectNode) node).deepCopy();
+        copy.remove("type");
+        return copy;
+    }
+
+    /** {@code node} as {@code type}; a problem names its key under {@code prefix}. */
+    private static <T> T bind(JsonNode node, Class<T> type, String prefix, String unknownKey) {
         try {
-            return YAML.treeToValue(tree, GatewayConfig.class);
+            return YAML.treeToValue(node, type);
         } catch (JsonMappingException e) {
             String key = e.getPath().stream()
                     .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
                     .collect(Collectors.joining(".")).replace(".[", "[");
-            throw new ConfigException(key.isEmpty() ? "config" : key, describe(e));
+            String at = prefix + key;
+            throw new ConfigException(at.isEmpty() ? "config" : at.endsWith(".") ? at.substring(0, at.length() - 1) : at,
+                    e.getOriginalMessage().startsWith("Unrecognized field") ? unknownKey : describe(e));
         } catch (JsonProcessingException e) {
             throw new ConfigException("config", e.getOriginalMessage());
         }
@@ -85,15 +154,12 @@ public final class ConfigLoader {
 
     private static String describe(JsonMappingException e) {
         String message = e.getOriginalMessage();
-        if (message.startsWith("Unrecognized field")) {
-            return "unknown key";
-        }
         int cut = message.indexOf(" at [");
         return cut > 0 ? message.substring(0, cut) : message;
     }
 
-    private static void applyOverrides(ObjectNode root, Map<String, String> env) {
-        Map<String, String[]> keys = overridableKeys(root);
+    private static void applyOverrides(ObjectNode root, Map<String, String> env, StoreProviders providers) {
+        Map<String, String[]> keys = overridableKeys(root, env, providers);
         for (Map.Entry<String, String> e : env.entrySet()) {
             if (!e.getKey().startsWith(ENV_PREFIX) || LAUNCHER_VARIABLES.contains(e.getKey())) {
                 continue;
@@ -110,28 +176,50 @@ public final class ConfigLoader {
         }
     }
 
-    /** Every key an override may set, by its environment name. */
-    private static Map<String, String[]> overridableKeys(ObjectNode root) {
+    /**
+     * Every key an override may set, by its environment name: the issuer's and each store's are
+     * those of their type (as the file or an override of {@code type} names it), or of every type
+     * when the type is unknown, so that the type's own error is the one reported.
+     */
+    private static Map<String, String[]> overridableKeys(ObjectNode root, Map<String, String> env, StoreProviders providers) {
         Map<String, String[]> keys = new LinkedHashMap<>();
         addComponents(keys, "server", GatewayConfig.Server.class);
         addComponents(keys, "server.tls", GatewayConfig.Tls.class);
         addComponents(keys, "limits", GatewayConfig.Limits.class);
-        addComponents(keys, "issuer", GatewayConfig.Issuer.class);
-        JsonNode stores = root.path("stores");
-        for (Iterator<String> names = stores.fieldNames(); names.hasNext(); ) {
-            addComponents(keys, "stores." + names.next(), GatewayConfig.Store.class);
+        addKey(keys, "issuer.type");
+        Class<? extends IssuerConfig> issuer = IssuerConfig.TYPES.get(typeOf(root.path("issuer"), "issuer", env));
+        for (Class<? extends IssuerConfig> type : issuer != null ? List.of(issuer) : IssuerConfig.TYPES.values()) {
+            addComponents(keys, "issuer", type);
+        }
+        for (Iterator<String> names = root.path("stores").fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            String at = "stores." + name;
+            addKey(keys, at + ".type");
+            Optional<StoreProvider<?>> provider = providers.forType(typeOf(root.path("stores").path(name), at, env));
+            for (StoreProvider<?> p : provider.isPresent() ? List.of(provider.get()) : providers.all()) {
+                addComponents(keys, at, p.storeType().settings());
+            }
         }
         return keys;
     }
 
-    private static void addComponents(Map<String, String[]> keys, String section, Class<? extends Record> type) {
+    /** The {@code type} of the section at {@code path}: its override if there is one, else the file's. */
+    private static String typeOf(JsonNode section, String path, Map<String, String> env) {
+        String override = env.get(ENV_PREFIX + envName(path + ".type"));
+        return override != null ? override : section.path("type").asText(null);
+    }
+
+    private static void addComponents(Map<String, String[]> keys, String section, Class<?> type) {
         for (var component : type.getRecordComponents()) {
             if (component.getType() == String.class || component.getType() == Integer.class
                     || component.getType() == Long.class) {
-                String path = section + "." + component.getName();
-                keys.put(envName(path), path.split("\\."));
+                addKey(keys, section + "." + component.getName());
             }
         }
+    }
+
+    private static void addKey(Map<String, String[]> keys, String path) {
+        keys.put(envName(path), path.split("\\."));
     }
 
     static String envName(String path) {

@@ -1,11 +1,17 @@
 package io.fencegate.gateway.config;
 
 import io.fencegate.gateway.GatewayOptions;
+import io.fencegate.gateway.issuer.EmbeddedZooKeeperIssuerConfig;
+import io.fencegate.gateway.issuer.IssuerConfig;
+import io.fencegate.gateway.store.JdbcStoreSettings;
+import io.fencegate.store.files.provider.FilesStoreSettings;
+import io.fencegate.store.spi.StoreSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** The embedded default, and the translation of a config's server and limits into {@link GatewayOptions}. */
 public final class Defaults {
@@ -19,14 +25,10 @@ public final class Defaults {
         Path root = data.toAbsolutePath().normalize();
         Path files = Files.createDirectories(root.resolve("files"));
         Files.createDirectories(root.resolve("h2"));
-        Map<String, GatewayConfig.Store> stores = new LinkedHashMap<>();
-        stores.put("main", new GatewayConfig.Store("jdbc", "strict", null, Map.of(),
-                "jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", "", null, null, null,
-                null, null, null, null));
-        stores.put("files", new GatewayConfig.Store("files", "strict", null, Map.of(),
-                null, null, null, null, null, files.toString(), null, null, null, null));
-        GatewayConfig.Issuer issuer = new GatewayConfig.Issuer("embedded-zookeeper", null, null, null, null, null,
-                null, null, null, root.resolve("zookeeper").toString(), null, null, null, null);
+        Map<String, StoreSettings> stores = new LinkedHashMap<>();
+        stores.put("main", JdbcStoreSettings.of("jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", ""));
+        stores.put("files", new FilesStoreSettings(files.toString(), "strict", null));
+        IssuerConfig issuer = new EmbeddedZooKeeperIssuerConfig(root.resolve("zookeeper").toString());
         return new GatewayConfig(null, null, null, issuer, stores);
     }
 
@@ -34,25 +36,15 @@ public final class Defaults {
     public static GatewayOptions options(GatewayConfig config) {
         GatewayOptions o = new GatewayOptions().auth(config.auth());
         GatewayConfig.Server s = config.server();
-        if (s.host() != null) {
-            o.host(s.host());
-        }
-        if (s.port() != null) {
-            o.port(s.port());
-        }
-        if (s.eventLoops() != null) {
-            o.eventLoops(s.eventLoops());
-        }
+        Optional.ofNullable(s.host()).ifPresent(o::host);
+        Optional.ofNullable(s.port()).ifPresent(o::port);
+        Optional.ofNullable(s.eventLoops()).ifPresent(o::eventLoops);
         if (s.tls() != null) {
             o.tls(new GatewayOptions.Tls(s.tls().certPath(), s.tls().keyPath()));
         }
         GatewayConfig.Limits l = config.limits();
-        if (l.maxBodyBytes() != null) {
-            o.maxBodyBytes(l.maxBodyBytes());
-        }
-        if (l.maxKeyBytes() != null) {
-            o.maxKeyBytes(l.maxKeyBytes());
-        }
+        Optional.ofNullable(l.maxBodyBytes()).ifPresent(o::maxBodyBytes);
+        Optional.ofNullable(l.maxKeyBytes()).ifPresent(o::maxKeyBytes);
         o.requestTimeout(Durations.parse("limits.requestTimeout", l.requestTimeout(), o.requestTimeout()));
         o.maxTtl(Durations.parse("limits.maxTtl", l.maxTtl(), o.maxTtl()));
         o.maxWait(Durations.parse("limits.maxWait", l.maxWait(), o.maxWait()));

@@ -20,22 +20,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code PUT | GET | DELETE /v1/stores/{store}/items/{key}}: guarded writes, tombstones, plain and
  * fenced reads. Store calls complete on the store's own threads and are brought back to the event
- * loop; each is bounded by the request timeout.
+ * loop; each is bounded by the request timeout. A record: its state is what the router gives it.
  */
-final class ItemRoutes {
-    private final TokenGate gate;
-    private final GatewayMetrics metrics;
-    private final int maxKeyBytes;
-    private final long maxBodyBytes;
-    private final Duration timeout;
-
-    ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long maxBodyBytes, Duration timeout) {
-        this.gate = gate;
-        this.metrics = metrics;
-        this.maxKeyBytes = maxKeyBytes;
-        this.maxBodyBytes = maxBodyBytes;
-        this.timeout = timeout;
-    }
+record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long maxBodyBytes, Duration timeout) {
 
     void put(RoutingContext ctx, StoreTarget target) {
         StoreBinding b = target.binding();

@@ -23,20 +23,8 @@ import java.util.concurrent.TimeUnit;
  * that holds the guard row of {@code K}. The key is in the body, so the checks run: unknown store
  * or statement 404, token 428/400, body 413/400, key 400, lock 403, guard 409.
  */
-final class StatementRoutes {
+record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, Duration timeout) {
     private static final long MAX_BODY = 1024 * 1024;
-
-    private final TokenGate gate;
-    private final GatewayMetrics metrics;
-    private final int maxKeyBytes;
-    private final Duration timeout;
-
-    StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, Duration timeout) {
-        this.gate = gate;
-        this.metrics = metrics;
-        this.maxKeyBytes = maxKeyBytes;
-        this.timeout = timeout;
-    }
 
     void post(RoutingContext ctx, StoreTarget target) {
         StoreBinding b = target.binding();

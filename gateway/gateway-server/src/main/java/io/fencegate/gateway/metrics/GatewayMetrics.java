@@ -1,9 +1,7 @@
 package io.fencegate.gateway.metrics;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
-import java.util.Optional;
 
 /**
  * What the gateway counts. Routes call the outcome methods once per request; {@link #timed} wraps a
@@ -48,17 +46,11 @@ public interface GatewayMetrics {
      */
     Handler<RoutingContext> timed(String route, Handler<RoutingContext> handler);
 
-    /** Records one request directly, for callers that time themselves. */
-    void recordRequest(String route, String method, int status, long nanos);
-
     /** False for {@link #noop()}: the launcher then mounts no {@code /metrics} route. */
     boolean enabled();
 
     /** The Prometheus text exposition of every meter ("" when off). */
     String scrape();
-
-    /** The Micrometer registry, to bind more meters to (a HikariCP pool, Vert.x); empty when off. */
-    Optional<MeterRegistry> meterRegistry();
 
     /** The Content-Type for {@link #scrape()}'s body. */
     default String contentType() {

@@ -1,9 +1,7 @@
 package io.fencegate.gateway.metrics;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
-import java.util.Optional;
 
 /** Metrics off: every call does nothing and {@link #timed} hands the route its own handler back. */
 final class NoopGatewayMetrics implements GatewayMetrics {
@@ -32,16 +30,9 @@ final class NoopGatewayMetrics implements GatewayMetrics {
         return handler;
     }
 
-    @Override public void recordRequest(String route, String method, int status, long nanos) {}
-
     @Override
     public boolean enabled() {
         return false;
-    }
-
-    @Override
-    public Optional<MeterRegistry> meterRegistry() {
-        return Optional.empty();
     }
 
     @Override

@@ -14,7 +14,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -90,8 +89,7 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
         };
     }
 
-    @Override
-    public void recordRequest(String route, String method, int status, long nanos) {
+    private void recordRequest(String route, String method, int status, long nanos) {
         timers.computeIfAbsent(new RequestKey(route, method, status), k -> Timer.builder("fencegate.http.requests")
                 .description("Gateway requests by route pattern, method and status")
                 .tag("route", k.route()).tag("method", k.method()).tag("status", Integer.toString(k.status()))
@@ -107,10 +105,5 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
     @Override
     public String scrape() {
         return registry.scrape();
-    }
-
-    @Override
-    public Optional<MeterRegistry> meterRegistry() {
-        return Optional.of(registry);
     }
 }

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,18 +48,25 @@ class ApiKeyAuthHandlerTest {
         router.route("/health").handler(ctx -> ctx.response().end("ok"));
         router.route("/v1/*").handler(ApiKeyAuthHandler.create(config));
         router.get("/v1/stores/:store/items/*").handler(ctx -> {
-            if (ApiKeyAuthHandler.permitStore(ctx, ctx.pathParam("store"))) {
-                ctx.response().end(Principal.of(ctx).name());
-            }
+            answer(ctx, Principal.of(ctx).mayUseStore(ctx.pathParam("store")), "store '" + ctx.pathParam("store") + "'");
         });
         router.post("/v1/leases/:lock").handler(ctx -> {
-            if (ApiKeyAuthHandler.permitLock(ctx, ctx.pathParam("lock"))) {
-                ctx.response().end(Principal.of(ctx).name());
-            }
+            answer(ctx, Principal.of(ctx).mayUseLock(ctx.pathParam("lock")), "lock '" + ctx.pathParam("lock") + "'");
         });
         HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1")
                 .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         port = server.actualPort();
+    }
+
+    /** The principal's name, or 403 {@code forbidden} as the gateway's routes answer it. */
+    private static void answer(RoutingContext ctx, boolean permitted, String what) {
+        if (permitted) {
+            ctx.response().end(Principal.of(ctx).name());
+        } else {
+            ctx.response().setStatusCode(403).putHeader("Content-Type", "application/problem+json")
+                    .end(new JsonObject().put("type", ApiKeyAuthHandler.FORBIDDEN).put("title", "Forbidden")
+                            .put("status", 403).put("detail", "this API key may not use " + what).encode());
+        }
     }
 
     private HttpResponse<String> call(String method, String path, String key) throws Exception {

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.gateway.GatewayOptions;
+import io.fencegate.gateway.issuer.ZooKeeperIssuerConfig;
+import io.fencegate.gateway.store.JdbcStoreSettings;
+import io.fencegate.gateway.store.PostgresStoreSettings;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -46,7 +49,7 @@ class ConfigLoaderTest {
         assertThat(options.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(options.maxTtl()).isEqualTo(Duration.ofMinutes(10));
         assertThat(config.stores()).containsOnlyKeys("orders", "docs", "ledger");
-        assertThat(config.stores().get("ledger").schema()).isEqualTo("fencegate");
+        assertThat(((PostgresStoreSettings) config.stores().get("ledger")).schema()).isEqualTo("fencegate");
         assertThat(config.stores().get("orders").statements()).containsKey("debit");
         assertThat(config.stores().get("docs").lock()).isEqualTo("docs-lock");
     }
@@ -61,8 +64,8 @@ class ConfigLoaderTest {
                 "PATH", "/usr/bin"));
         assertThat(Defaults.options(config).port()).isEqualTo(9090);
         assertThat(Defaults.options(config).maxWait()).isEqualTo(Duration.ofSeconds(3));
-        assertThat(config.stores().get("orders").password()).isEqualTo("s3cret");
-        assertThat(config.issuer().connectString()).isEqualTo("zk1:2181,zk2:2181");
+        assertThat(((JdbcStoreSettings) config.stores().get("orders")).password()).isEqualTo("s3cret");
+        assertThat(((ZooKeeperIssuerConfig) config.issuer()).connectString()).isEqualTo("zk1:2181,zk2:2181");
     }
 
     @Test
@@ -110,6 +113,15 @@ class ConfigLoaderTest {
         assertRefused(redis, Map.of("FENCEGATE_ISSUER_HIGHWATERMARKURL", "postgres://db/marks"), "issuer.highWaterMarkUrl:");
         assertRefused("issuer: { type: zookeeper, connectString: x }\n", Map.of(), "stores: configure at least one store");
         assertRefused("stores: {}\n", Map.of(), "issuer.type: required");
+    }
+
+    @Test
+    void aFilesStoreRefusesEveryKeyOfTheSqlStores() {
+        for (String key : new String[] {"port: 5432", "user: u", "password: p", "poolSize: 4", "queryTimeout: 5s"}) {
+            String name = key.substring(0, key.indexOf(':'));
+            assertRefused(VALID.replace("lock: docs-lock", "lock: docs-lock, " + key), Map.of(),
+                    "stores.docs." + name + ": not a key of a files store");
+        }
     }
 
     @Test

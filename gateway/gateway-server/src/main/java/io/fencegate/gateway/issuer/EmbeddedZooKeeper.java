@@ -1,4 +1,4 @@
-package io.fencegate.gateway.config;
+package io.fencegate.gateway.issuer;
 
 import java.net.ServerSocket;
 import java.nio.file.Files;

@@ -1,0 +1,35 @@
+package io.fencegate.gateway.store;
+
+import io.fencegate.store.spi.InvalidSettingException;
+import io.fencegate.store.spi.Settings;
+import io.fencegate.store.spi.StoreSettings;
+import java.util.Map;
+
+/**
+ * {@code type: jdbc}: a HikariCP pool on MariaDB/MySQL, Postgres or H2, chosen by {@code url}
+ * (the port goes in the url). fencegate's tables are migrated at open.
+ */
+public record JdbcStoreSettings(
+        String url, String user, String password, Integer poolSize, String queryTimeout,
+        String rule, String lock, Map<String, String> statements) implements StoreSettings {
+
+    public JdbcStoreSettings {
+        statements = SqlSettings.copy(statements);
+    }
+
+    /** A strict store on {@code url}, defaults for the rest. */
+    public static JdbcStoreSettings of(String url, String user, String password) {
+        return new JdbcStoreSettings(url, user, password, null, null, "strict", null, Map.of());
+    }
+
+    @Override
+    public void validate() {
+        StoreSettings.super.validate();
+        Settings.required("url", url);
+        if (!url.startsWith("jdbc:")) {
+            throw new InvalidSettingException("url",
+                    "expected a JDBC URL (jdbc:mariadb:, jdbc:mysql:, jdbc:postgresql:, jdbc:h2:), got '" + url + "'");
+        }
+        SqlSettings.validate(poolSize, queryTimeout, statements);
+    }
+}

@@ -1,0 +1,33 @@
+package io.fencegate.store.spi;
+
+import java.util.Map;
+
+/**
+ * A store type's configuration: a record whose components are the keys it accepts. Every store
+ * type has {@code rule} and {@code lock}; SQL stores add {@code statements}.
+ */
+public interface StoreSettings {
+
+    /** {@code strict} (the default, also for null) or {@code same-lease}; see {@link Settings#rule}. */
+    String rule();
+
+    /** One lock for every item of the store, or null: each item is guarded by {@code {store}/{key}}. */
+    String lock();
+
+    /** Named SQL statements (name to SQL with {@code :param} placeholders); only SQL stores have them. */
+    default Map<String, String> statements() {
+        return Map.of();
+    }
+
+    /**
+     * Checks every key without opening anything.
+     *
+     * @throws InvalidSettingException naming the first bad key
+     */
+    default void validate() {
+        Settings.rule("rule", rule());
+        if (lock() != null && lock().isBlank()) {
+            throw new InvalidSettingException("lock", "must not be blank (leave it out for one lock per item)");
+        }
+    }
+}
