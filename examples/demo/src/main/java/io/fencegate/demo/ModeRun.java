@@ -47,6 +47,7 @@ final class ModeRun {
         int sold = 0;
         int stale = 0;
         long frozenAt = 0;
+        long thawedAt = 0;
         boolean frozen = false;
         boolean thawed = false;
         boolean successorRead = false;
@@ -58,6 +59,7 @@ final class ModeRun {
             BuyerProcess.Event event = events.poll(5, TimeUnit.MILLISECONDS);
             if (frozen && !thawed && successorRead && System.nanoTime() - frozenAt >= TimeUnit.MILLISECONDS.toNanos(pauseMs)) {
                 victim.thaw();
+                thawedAt = System.nanoTime();
                 thawed = true;
             }
             if (event == null) {
@@ -89,8 +91,9 @@ final class ModeRun {
         }
         if (frozen && !thawed) {
             victim.thaw(); // every other buyer finished first; the victim never got to write
+            thawedAt = System.nanoTime();
         }
-        long pausedMs = frozen ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt) : 0;
+        long pausedMs = frozen ? TimeUnit.NANOSECONDS.toMillis(thawedAt - frozenAt) : 0;
         return new ModeResult(mode, stock, sold, stockLeft(mode, sku), stale, pausedMs, attempt);
     }
 

@@ -47,7 +47,7 @@ final class Report {
 
     /** One bar per mode: units sold, red past the stock line, with the verdict under it. */
     static void svg(List<ModeResult> results, String subtitle, Path file) throws IOException {
-        int width = 720;
+        int width = 960;
         int height = 360;
         int left = 60;
         int top = 60;

@@ -1,0 +1,125 @@
+package io.fencegate.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./fencegate demo} exactly as README runs it: the launcher, the demo's runtime classpath,
+ * real buyer processes, a real SIGSTOP. The controls (modes 1, 2) must show the anomaly; fencegate
+ * (modes 3, 4) must be exact. {@code FENCEGATE_NO_BUILD} keeps the launcher from running Maven
+ * inside this Maven build, which has just built the classes.
+ */
+class DemoIT {
+    @TempDir
+    Path dir;
+
+    record Run(int exit, String output, Map<String, Map<String, String>> modes) {}
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void onTheEmbeddedDefaultLockOnlyAndGuardedWritesOversellWhileFencedReadsAndGuardRowsAreExact() throws Exception {
+        Run run = demo();
+        assertControlsFailAndFencegateIsExact(run);
+        String svg = Files.readString(dir.resolve("demo.svg"));
+        assertThat(svg).startsWith("<svg").contains("lock only", "exact").endsWith("</svg>\n");
+        assertThat(run.output()).contains("orders  sold/stock  stock left  stale refused  lost updates",
+                "store: H2", "issuer: ZooKeeper (the gateway's embedded server)");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void onPostgresWithTheRedisIssuerAndASetNxLockTheSameHolds() throws Exception {
+        Run run = demo("--store", "postgres", "--issuer", "redis");
+        assertControlsFailAndFencegateIsExact(run);
+        assertThat(run.output()).contains("store: PostgreSQL", "issuer: Redis", "mode 1 lock: Redis SET NX PX");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void onMariaDbWithZooKeeperTheSameHolds() throws Exception {
+        Run run = demo("--store", "mariadb", "--issuer", "zookeeper");
+        assertControlsFailAndFencegateIsExact(run);
+        assertThat(run.output()).contains("store: MariaDB", "issuer: ZooKeeper (a server of the demo's own");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void badFlagsAreRefusedWithAClearErrorAndStartNothing() throws Exception {
+        Run store = demo("--store", "oracle");
+        assertThat(store.exit()).isEqualTo(2);
+        assertThat(store.output()).contains("--store", "oracle", "h2, postgres, mariadb");
+        Run buyers = demo("--buyers", "1");
+        assertThat(buyers.exit()).isEqualTo(2);
+        assertThat(buyers.output()).contains("--buyers: expected 2 to 6, got 1");
+        assertThat(dir.resolve("demo.svg")).doesNotExist();
+    }
+
+    private static void assertControlsFailAndFencegateIsExact(Run run) {
+        assertThat(run.exit()).as(run.output()).isZero();
+        for (String control : List.of("1", "2")) {
+            Map<String, String> m = run.modes().get(control);
+            assertThat(m.get("exact")).as("mode %s must show the anomaly: %s", control, run.output()).isEqualTo("false");
+            assertThat(Integer.parseInt(m.get("lost_updates")) + Integer.parseInt(m.get("oversold"))).isPositive();
+        }
+        for (String fenced : List.of("3", "4")) {
+            Map<String, String> m = run.modes().get(fenced);
+            assertThat(m.get("exact")).as("mode %s must be exact: %s", fenced, run.output()).isEqualTo("true");
+            assertThat(m.get("orders")).isEqualTo(m.get("stock"));
+            assertThat(m.get("stock_left")).isEqualTo("0");
+            assertThat(m.get("lost_updates")).isEqualTo("0");
+            // The paused buyer woke and wrote: fencegate refused it rather than it never trying.
+            assertThat(Integer.parseInt(m.get("stale_refused"))).isPositive();
+        }
+    }
+
+    private Run demo(String... flags) throws Exception {
+        List<String> command = new ArrayList<>(List.of(repoRoot().resolve("fencegate").toString(), "demo",
+                "--chart", dir.resolve("demo.svg").toString(), "--results", dir.resolve("results.tsv").toString()));
+        command.addAll(List.of(flags));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        builder.environment().keySet().removeIf(name -> name.startsWith("FENCEGATE_"));
+        builder.environment().put("FENCEGATE_NO_BUILD", "1");
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        return new Run(process.exitValue(), output, results());
+    }
+
+    private Map<String, Map<String, String>> results() throws IOException {
+        Path tsv = dir.resolve("results.tsv");
+        if (!Files.exists(tsv)) {
+            return Map.of();
+        }
+        List<String> lines = Files.readAllLines(tsv);
+        String[] header = lines.get(0).split("\t");
+        return lines.stream().skip(1).map(line -> line.split("\t")).collect(Collectors.toMap(cells -> cells[0], cells -> {
+            Map<String, String> row = new java.util.HashMap<>();
+            for (int i = 0; i < header.length; i++) {
+                row.put(header[i], cells[i]);
+            }
+            return row;
+        }));
+    }
+
+    /** The checkout's root: the nearest folder up from here that holds the launcher. */
+    private static Path repoRoot() {
+        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+            if (Files.isRegularFile(d.resolve("fencegate")) && Files.isRegularFile(d.resolve("pom.xml"))) {
+                return d;
+            }
+        }
+        throw new IllegalStateException("no ./fencegate launcher above " + Path.of("").toAbsolutePath());
+    }
+}
