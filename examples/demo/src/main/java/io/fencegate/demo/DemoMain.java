@@ -103,8 +103,8 @@ public final class DemoMain implements Callable<Integer> {
             }
             System.out.println();
             Report.table(all, System.out);
-            String subtitle = buyers + " buyer processes; " + db.kind.replaceAll(",.*", "") + "; "
-                    + gateway.issuerDescription.replaceAll(" \\(.*|,.*", "");
+            String subtitle = buyers + " buyer processes, one frozen with SIGSTOP; store " + store + ", issuer " + issuer
+                    + ", ttl " + ModeRun.TTL_MS + " ms";
             Report.svg(all, subtitle, chart);
             if (results != null) {
                 Report.tsv(all, results);

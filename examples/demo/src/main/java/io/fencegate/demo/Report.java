@@ -49,7 +49,7 @@ final class Report {
     static void svg(List<ModeResult> results, String subtitle, Path file) throws IOException {
         int width = 960;
         int height = 360;
-        int left = 60;
+        int left = 40;
         int top = 60;
         int plotHeight = 200;
         int slot = (width - left - 20) / results.size();
@@ -80,8 +80,9 @@ final class Report {
             int centre = x + barWidth / 2;
             text(svg, centre, base - barHeight - 6, r.sold() + " sold", "bold", "#111");
             text(svg, centre, base + 18, r.mode().number + ". " + r.mode().title, "bold", "#111");
-            text(svg, centre, base + 36, verdict(r), "normal", colour);
-            text(svg, centre, base + 54, r.stockLeft() + " left · " + r.staleRefused() + " stale refused", "normal", "#555");
+            text(svg, centre, base + 36, r.exact() ? "exact" : r.oversold() > 0 ? "OVERSOLD by " + r.oversold() : "WRONG", "bold", colour);
+            text(svg, centre, base + 54, r.lostUpdates() + " lost · " + r.stockLeft() + " left · " + r.staleRefused()
+                    + " stale refused", "normal", "#555");
         }
         svg.append("<text x=\"").append(left).append("\" y=\"").append(height - 12)
                 .append("\" fill=\"#555\">dashed line: the stock there was · ./fencegate demo</text>\n</svg>\n");
