@@ -94,7 +94,12 @@ final class Databases implements AutoCloseable {
             }
             default -> throw new IllegalArgumentException("--store: expected h2, postgres or mariadb, got '" + store + "'");
         }
-        db.createTables();
+        try {
+            db.createTables();
+        } catch (SQLException | RuntimeException e) {
+            db.close(); // drops what it created
+            throw e;
+        }
         return db;
     }
 

@@ -75,12 +75,16 @@ public final class DemoMain implements Callable<Integer> {
         long started = System.nanoTime();
         Path work = Files.createTempDirectory("fencegate-demo");
         String redisPrefix = "fg-demo-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + ":";
-        List<BuyerProcess> processes = new ArrayList<>();
-        Databases db = null;
-        GatewayProcess gateway = null;
+        Teardown teardown = new Teardown();
+        Thread hook = new Thread(teardown::closeAll, "demo-teardown");
+        Runtime.getRuntime().addShutdownHook(hook);
         try {
-            db = Databases.open(store.name(), work.resolve("gateway-h2").toAbsolutePath().toString());
-            gateway = GatewayProcess.start(issuer.name(), db, work, redisPrefix);
+            teardown.add(() -> deleteTree(work));
+            if (issuer == Issuer.redis) {
+                teardown.add(() -> GatewayProcess.deleteRedisKeys(redisPrefix));
+            }
+            Databases db = teardown.add(Databases.open(store.name(), work.resolve("gateway-h2").toAbsolutePath().toString()));
+            GatewayProcess gateway = teardown.add(GatewayProcess.start(issuer.name(), db, work, redisPrefix));
             String lock1 = issuer == Issuer.redis ? "Redis SET NX PX (" + GatewayProcess.REDIS_URI + ")" : "a gateway lease, token ignored";
             System.out.printf("fencegate demo: %d buyer processes sell the last %d units under one lock (ttl %d ms, payment %d ms).%n",
                     buyers, stock, ModeRun.TTL_MS, ModeRun.PAYMENT_MS);
@@ -88,8 +92,9 @@ public final class DemoMain implements Callable<Integer> {
             System.out.printf("store: %s · issuer: %s · mode 1 lock: %s%n%n", db.kind, gateway.issuerDescription, lock1);
             BlockingQueue<BuyerProcess.Event> events = new LinkedBlockingQueue<>();
             String redisLock = issuer == Issuer.redis ? GatewayProcess.REDIS_URI + "#" + redisPrefix + "lock:" : "-";
+            List<BuyerProcess> processes = new ArrayList<>();
             for (int i = 0; i < buyers; i++) {
-                processes.add(BuyerProcess.start(i, gateway.uri.toString(), db, redisLock, events));
+                processes.add(teardown.add(BuyerProcess.start(i, gateway.uri.toString(), db, redisLock, events)));
             }
             awaitReady(events, processes);
             FencegateClient client = FencegateClient.builder(gateway.uri).timeout(Duration.ofSeconds(10)).build();
@@ -116,19 +121,12 @@ public final class DemoMain implements Callable<Integer> {
             }
             return 0;
         } finally {
-            for (BuyerProcess buyer : processes) {
-                buyer.close();
+            teardown.closeAll();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is running and finds nothing left to close
             }
-            if (gateway != null) {
-                gateway.close();
-            }
-            if (db != null) {
-                db.close();
-            }
-            if (issuer == Issuer.redis) {
-                GatewayProcess.deleteRedisKeys(redisPrefix);
-            }
-            deleteTree(work);
         }
     }
 

@@ -66,6 +66,33 @@ class DemoIT {
         assertThat(dir.resolve("demo.svg")).doesNotExist();
     }
 
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aDemoStoppedWhileABuyerIsFrozenLeavesNoProcessBehind() throws Exception {
+        Process demo = launch("--store", "postgres").redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        List<ProcessHandle> children = List.of();
+        while (children.stream().noneMatch(DemoIT::stopped)) {
+            assertThat(demo.isAlive()).as("the demo ended before it froze a buyer").isTrue();
+            children = demo.toHandle().descendants().toList();
+            Thread.sleep(20);
+        }
+        demo.destroy(); // SIGTERM, as a service manager or Ctrl-C would stop it
+        assertThat(demo.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        for (ProcessHandle child : children) {
+            assertThat(child.onExit().get(15, TimeUnit.SECONDS).isAlive()).as("pid %d", child.pid()).isFalse();
+        }
+    }
+
+    /** State T in /proc/{pid}/stat: stopped by a signal (the demo's SIGSTOP). */
+    private static boolean stopped(ProcessHandle process) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
+        } catch (IOException gone) {
+            return false;
+        }
+    }
+
     private static void assertControlsFailAndFencegateIsExact(Run run) {
         assertThat(run.exit()).as(run.output()).isZero();
         for (String control : List.of("1", "2")) {
@@ -85,16 +112,20 @@ class DemoIT {
     }
 
     private Run demo(String... flags) throws Exception {
-        List<String> command = new ArrayList<>(List.of(repoRoot().resolve("fencegate").toString(), "demo",
-                "--chart", dir.resolve("demo.svg").toString(), "--results", dir.resolve("results.tsv").toString()));
-        command.addAll(List.of(flags));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-        builder.environment().keySet().removeIf(name -> name.startsWith("FENCEGATE_"));
-        builder.environment().put("FENCEGATE_NO_BUILD", "1");
-        Process process = builder.start();
+        Process process = launch(flags).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
         return new Run(process.exitValue(), output, results());
+    }
+
+    private ProcessBuilder launch(String... flags) {
+        List<String> command = new ArrayList<>(List.of(repoRoot().resolve("fencegate").toString(), "demo",
+                "--chart", dir.resolve("demo.svg").toString(), "--results", dir.resolve("results.tsv").toString()));
+        command.addAll(List.of(flags));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
+        builder.environment().keySet().removeIf(name -> name.startsWith("FENCEGATE_"));
+        builder.environment().put("FENCEGATE_NO_BUILD", "1");
+        return builder;
     }
 
     private Map<String, Map<String, String>> results() throws IOException {
