@@ -144,7 +144,7 @@ public final class DemoMain implements Callable<Integer> {
                 }
                 return r;
             }
-            pause = Math.max(pause * 2, ModeRun.TTL_MS);
+            pause = Math.min(Math.max(pause * 2, ModeRun.TTL_MS), 10_000);
             System.out.printf("  no anomaly this run (the pause missed the window): running mode %s again, pause at least %d ms%n",
                     mode.number, pause);
         }

@@ -94,6 +94,11 @@ final class ModeRun {
             thawedAt = System.nanoTime();
         }
         long pausedMs = frozen ? TimeUnit.NANOSECONDS.toMillis(thawedAt - frozenAt) : 0;
+        if ((mode == Mode.LOCK_ONLY || mode == Mode.JDBC_GUARD_ROW) && db.orders(sku) != sold) {
+            // Each confirmed sale inserted one order row; a mismatch would be the demo's own bug.
+            throw new IllegalStateException("mode " + mode.number + ": buyers confirmed " + sold + " sales but "
+                    + db.orders(sku) + " order rows exist");
+        }
         return new ModeResult(mode, stock, sold, stockLeft(mode, sku), stale, pausedMs, attempt);
     }
 

@@ -66,6 +66,25 @@ class DemoIT {
         assertThat(dir.resolve("demo.svg")).doesNotExist();
     }
 
+    /**
+     * A pause far past the whole sale: the other buyer has sold out and written before the frozen
+     * one wakes, so mode 2's stale write is refused and mode 2 shows nothing. The demo must rerun it
+     * with a longer pause, report every run, and exit 1 rather than print a clean table.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aControlWithoutAnomalyIsRerunWithALongerPauseAndReportedNeverHidden() throws Exception {
+        Run run = demo("--buyers", "2", "--stock", "3", "--pause-ms", "2500");
+        assertThat(run.exit()).as(run.output()).isEqualTo(1);
+        assertThat(run.output()).contains(
+                "no anomaly this run (the pause missed the window): running mode 2 again, pause at least 5000 ms",
+                "running mode 2 again, pause at least 10000 ms",
+                "no anomaly in 3 runs of mode 2: reported as is.",
+                "NOT AS EXPECTED");
+        assertThat(run.modes().get("2")).containsEntry("exact", "true").containsEntry("attempt", "3");
+        assertThat(run.modes().get("1")).containsEntry("exact", "false").containsEntry("attempt", "1");
+    }
+
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aDemoStoppedWhileABuyerIsFrozenLeavesNoProcessBehind() throws Exception {
