@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.client.FencegateClient;
+import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.WriteOutcome;
 import io.fencegate.store.Executed;
@@ -212,7 +213,7 @@ public final class Buyer {
             emit("LEASE 0");
             return new Held(0, () -> redisLock.release(lock, value));
         }
-        Optional<io.fencegate.client.Lease> lease = gateway.acquire(lock, ttl, LOCK_WAIT);
+        Optional<Lease> lease = gateway.acquire(lock, ttl, LOCK_WAIT);
         if (lease.isEmpty()) {
             return null;
         }

@@ -84,13 +84,18 @@ final class BuyerProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        if (process.isAlive()) {
-            thaw(); // never leave a stopped JVM behind
-            commands.println("QUIT");
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+    public void close() throws IOException {
+        try {
+            if (process.isAlive()) {
+                thaw(); // never leave a stopped JVM behind
+                commands.println("QUIT");
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
             }
+        } catch (InterruptedException e) {
+            process.destroyForcibly(); // SIGKILL ends a stopped process too
+            Thread.currentThread().interrupt();
         }
     }
 }

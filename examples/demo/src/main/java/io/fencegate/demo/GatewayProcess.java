@@ -134,10 +134,15 @@ final class GatewayProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         process.destroy(); // SIGTERM: the gateway drains and closes its sessions
-        if (!process.waitFor(15, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        try {
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
         if (zookeeper != null) {
             zookeeper.close();
