@@ -1,0 +1,170 @@
+package io.fencegate.demo;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencegate.schema.FencegateSchema;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.ThreadLocalRandom;
+import org.h2.tools.Server;
+import org.jooq.SQLDialect;
+
+/**
+ * The shop's database, which modes 1 and 4 use directly: a stock table and an orders table, plus
+ * fencegate's tables for mode 4's guard rows. On the embedded default it is an in-memory H2 in
+ * server mode, so every buyer process reaches the same rows; otherwise a schema (Postgres) or a
+ * database (MariaDB) of its own on the real server, dropped at the end. The gateway's store for
+ * modes 2 and 3 gets a second one beside it ({@link #gatewayUrl}), never the same place.
+ */
+final class Databases implements AutoCloseable {
+    /** The gateway store the buyers sell through in modes 2 and 3. */
+    static final String GATEWAY_STORE = "main";
+
+    final String kind;
+    final String url;
+    final String user;
+    final String password;
+    /** JDBC URL of the gateway's store, or null for the embedded default's own H2. */
+    final String gatewayUrl;
+    final HikariDataSource pool;
+    private final Server h2Server;
+    private final String dropName;
+
+    private Databases(String kind, String url, String user, String password, String gatewayUrl,
+                      Server h2Server, String dropName) {
+        this.kind = kind;
+        this.url = url;
+        this.user = user;
+        this.password = password;
+        this.gatewayUrl = gatewayUrl;
+        this.h2Server = h2Server;
+        this.dropName = dropName;
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(2);
+        config.setPoolName("demo");
+        this.pool = new HikariDataSource(config);
+    }
+
+    static SQLDialect dialectOf(String jdbcUrl) {
+        if (jdbcUrl.startsWith("jdbc:h2:")) {
+            return SQLDialect.H2;
+        }
+        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+            return SQLDialect.POSTGRES;
+        }
+        if (jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:")) {
+            return SQLDialect.MARIADB;
+        }
+        throw new IllegalArgumentException("no SQL dialect for " + jdbcUrl);
+    }
+
+    /** {@code store} is h2, postgres or mariadb; {@code gatewayH2} is where a configured gateway keeps an H2 store. */
+    static Databases open(String store, String gatewayH2) throws SQLException, IOException {
+        String name = "fg_demo_" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+        Databases db;
+        switch (store) {
+            case "h2" -> {
+                int port = freePort();
+                // -ifNotExists: H2 2.x creates no database over TCP without it; the database is in memory.
+                Server server = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists").start();
+                db = new Databases("H2 (in memory, server mode)",
+                        "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "",
+                        "jdbc:h2:" + gatewayH2, server, null);
+            }
+            case "postgres" -> {
+                String admin = "jdbc:postgresql://127.0.0.1:5432/test";
+                run(admin, "postgres", "CREATE SCHEMA " + name, "CREATE SCHEMA " + name + "_gw");
+                db = new Databases("PostgreSQL 127.0.0.1:5432/test, schema " + name,
+                        admin + "?currentSchema=" + name, "postgres", "",
+                        admin + "?currentSchema=" + name + "_gw", null, name);
+            }
+            case "mariadb" -> {
+                String admin = "jdbc:mariadb://127.0.0.1:3306/test";
+                run(admin, "root", "CREATE DATABASE " + name, "CREATE DATABASE " + name + "_gw");
+                db = new Databases("MariaDB 127.0.0.1:3306, database " + name,
+                        "jdbc:mariadb://127.0.0.1:3306/" + name, "root", "",
+                        "jdbc:mariadb://127.0.0.1:3306/" + name + "_gw", null, name);
+            }
+            default -> throw new IllegalArgumentException("--store: expected h2, postgres or mariadb, got '" + store + "'");
+        }
+        try {
+            db.createTables();
+        } catch (SQLException | RuntimeException e) {
+            db.close(); // drops what it created
+            throw e;
+        }
+        return db;
+    }
+
+    private void createTables() throws SQLException {
+        FencegateSchema.migrate(pool); // fencegate_fence, for mode 4's guard rows
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE demo_stock (sku VARCHAR(100) PRIMARY KEY, qty INT NOT NULL)");
+            s.execute("CREATE TABLE demo_orders (sku VARCHAR(100) NOT NULL, buyer INT NOT NULL, token BIGINT NOT NULL)");
+        }
+    }
+
+    void stock(String sku, int qty) throws SQLException {
+        try (Connection c = pool.getConnection(); var insert = c.prepareStatement("INSERT INTO demo_stock (sku, qty) VALUES (?, ?)")) {
+            insert.setString(1, sku);
+            insert.setInt(2, qty);
+            insert.executeUpdate();
+        }
+    }
+
+    int stockLeft(String sku) throws SQLException {
+        try (Connection c = pool.getConnection(); var select = c.prepareStatement("SELECT qty FROM demo_stock WHERE sku = ?")) {
+            select.setString(1, sku);
+            try (var rs = select.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    int orders(String sku) throws SQLException {
+        try (Connection c = pool.getConnection(); var select = c.prepareStatement("SELECT COUNT(*) FROM demo_orders WHERE sku = ?")) {
+            select.setString(1, sku);
+            try (var rs = select.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    private static void run(String url, String user, String... statements) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url, user, ""); Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0)) {
+            return probe.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() throws SQLException {
+        pool.close();
+        if (h2Server != null) {
+            h2Server.stop();
+        }
+        if (dropName != null && url.startsWith("jdbc:postgresql:")) {
+            run("jdbc:postgresql://127.0.0.1:5432/test", "postgres",
+                    "DROP SCHEMA " + dropName + " CASCADE", "DROP SCHEMA " + dropName + "_gw CASCADE");
+        } else if (dropName != null) {
+            run("jdbc:mariadb://127.0.0.1:3306/test", "root",
+                    "DROP DATABASE " + dropName, "DROP DATABASE " + dropName + "_gw");
+        }
+    }
+}

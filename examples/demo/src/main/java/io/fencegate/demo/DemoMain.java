@@ -1,0 +1,181 @@
+package io.fencegate.demo;
+
+import io.fencegate.client.FencegateClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./fencegate demo}: buyer processes sell the last units of a product under one lock, and
+ * one of them is frozen with SIGSTOP past its lease; the same workload runs four ways (see
+ * {@link Mode}). Exits 0 when modes 3 and 4 are exact and modes 1 and 2 showed the anomaly.
+ */
+@Command(name = "fencegate demo", mixinStandardHelpOptions = true,
+        description = "Sell the last units four ways while a buyer is paused past its lease; print the table, write the chart.")
+public final class DemoMain implements Callable<Integer> {
+    enum Store { h2, postgres, mariadb }
+
+    enum Issuer { zookeeper, redis }
+
+    private static final int ATTEMPTS = 3;
+
+    @Option(names = "--store", defaultValue = "h2",
+            description = "Where the stock lives: h2 (embedded, default), postgres (127.0.0.1:5432/test) or mariadb (127.0.0.1:3306).")
+    Store store;
+
+    @Option(names = "--issuer", defaultValue = "zookeeper",
+            description = "The gateway's issuer: zookeeper (default) or redis (127.0.0.1:6379; mode 1 then locks with SET NX PX).")
+    Issuer issuer;
+
+    @Option(names = "--buyers", defaultValue = "3", description = "Buyer processes, 2 to 6 (default 3).")
+    int buyers;
+
+    @Option(names = "--stock", defaultValue = "5", description = "Units in stock, 1 to 50 (default 5).")
+    int stock;
+
+    @Option(names = "--pause-ms", defaultValue = "" + ModeRun.TTL_MS,
+            description = "Least time the paused buyer stays stopped; lengthened if modes 1-2 show no anomaly (default: the ttl, 800).")
+    long pauseMs;
+
+    @Option(names = "--chart", defaultValue = "target/demo/demo.svg", description = "Where to write the chart (SVG).")
+    Path chart;
+
+    @Option(names = "--results", description = "Also write the numbers as TSV here.")
+    Path results;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new DemoMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (buyers < 2 || buyers > 6) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--buyers: expected 2 to 6, got " + buyers);
+        }
+        if (stock < 1 || stock > 50) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--stock: expected 1 to 50, got " + stock);
+        }
+        if (pauseMs < 0 || pauseMs > 10_000) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--pause-ms: expected 0 to 10000, got " + pauseMs);
+        }
+        long started = System.nanoTime();
+        Path work = Files.createTempDirectory("fencegate-demo");
+        String redisPrefix = "fg-demo-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + ":";
+        Teardown teardown = new Teardown();
+        Thread hook = new Thread(teardown::closeAll, "demo-teardown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            teardown.add(() -> deleteTree(work));
+            if (issuer == Issuer.redis) {
+                teardown.add(() -> GatewayProcess.deleteRedisKeys(redisPrefix));
+            }
+            Databases db = teardown.add(Databases.open(store.name(), work.resolve("gateway-h2").toAbsolutePath().toString()));
+            GatewayProcess gateway = teardown.add(GatewayProcess.start(issuer.name(), db, work, redisPrefix));
+            String lock1 = issuer == Issuer.redis ? "Redis SET NX PX (" + GatewayProcess.REDIS_URI + ")" : "a gateway lease, token ignored";
+            System.out.printf("fencegate demo: %d buyer processes sell the last %d units under one lock (ttl %d ms, payment %d ms).%n",
+                    buyers, stock, ModeRun.TTL_MS, ModeRun.PAYMENT_MS);
+            System.out.printf("Buyer 0 is frozen with SIGSTOP in its payment step, past its lease, then SIGCONT.%n");
+            System.out.printf("store: %s · issuer: %s · mode 1 lock: %s%n%n", db.kind, gateway.issuerDescription, lock1);
+            BlockingQueue<BuyerProcess.Event> events = new LinkedBlockingQueue<>();
+            String redisLock = issuer == Issuer.redis ? GatewayProcess.REDIS_URI + "#" + redisPrefix + "lock:" : "-";
+            List<BuyerProcess> processes = new ArrayList<>();
+            for (int i = 0; i < buyers; i++) {
+                processes.add(teardown.add(BuyerProcess.start(i, gateway.uri.toString(), db, redisLock, events)));
+            }
+            awaitReady(events, processes);
+            FencegateClient client = FencegateClient.builder(gateway.uri).timeout(Duration.ofSeconds(10)).build();
+            ModeRun runner = new ModeRun(processes, events, db, client);
+            List<ModeResult> all = new ArrayList<>();
+            boolean asExpected = true;
+            for (Mode mode : Mode.values()) {
+                ModeResult result = runMode(runner, mode);
+                all.add(result);
+                asExpected &= mode.expectsAnomaly() ? result.anomaly() : result.exact();
+            }
+            System.out.println();
+            Report.table(all, System.out);
+            String subtitle = buyers + " buyer processes, one frozen with SIGSTOP; store " + store + ", issuer " + issuer
+                    + ", ttl " + ModeRun.TTL_MS + " ms";
+            Report.svg(all, subtitle, chart);
+            if (results != null) {
+                Report.tsv(all, results);
+            }
+            System.out.printf("%nchart: %s · %.1f s%n", chart, (System.nanoTime() - started) / 1e9);
+            if (!asExpected) {
+                System.out.println("NOT AS EXPECTED: modes 3 and 4 must be exact, modes 1 and 2 must show the anomaly.");
+                return 1;
+            }
+            return 0;
+        } finally {
+            teardown.closeAll();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is running and finds nothing left to close
+            }
+        }
+    }
+
+    /** Runs a mode; a control mode (1, 2) that shows no anomaly runs again with a longer pause, and says so. */
+    private ModeResult runMode(ModeRun runner, Mode mode) throws Exception {
+        long pause = pauseMs;
+        for (int attempt = 1; ; attempt++) {
+            ModeResult r = runner.run(mode, stock, pause, attempt);
+            System.out.printf("mode %s, %s (%s): %d sold of %d, %d left, %d stale refused, buyer 0 paused %d ms: %s%n",
+                    mode.number, mode.title, mode.how, r.sold(), r.stock(), r.stockLeft(), r.staleRefused(), r.pausedMs(),
+                    Report.verdict(r));
+            if (!mode.expectsAnomaly() || r.anomaly() || attempt == ATTEMPTS) {
+                if (mode.expectsAnomaly() && !r.anomaly()) {
+                    System.out.printf("  no anomaly in %d runs of mode %s: reported as is.%n", ATTEMPTS, mode.number);
+                }
+                return r;
+            }
+            pause = Math.min(Math.max(pause * 2, ModeRun.TTL_MS), 10_000);
+            System.out.printf("  no anomaly this run (the pause missed the window): running mode %s again, pause at least %d ms%n",
+                    mode.number, pause);
+        }
+    }
+
+    private static void awaitReady(BlockingQueue<BuyerProcess.Event> events, List<BuyerProcess> processes) throws Exception {
+        Set<Integer> ready = new HashSet<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (ready.size() < processes.size()) {
+            BuyerProcess.Event event = events.poll(100, TimeUnit.MILLISECONDS);
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("buyers not ready after 60 s");
+            }
+            if (event == null) {
+                continue;
+            }
+            if (event.kind().equals("EXIT") || event.kind().equals("ERROR")) {
+                throw new IllegalStateException("buyer " + event.buyer() + " failed to start: "
+                        + processes.get(event.buyer()).otherOutput());
+            }
+            if (event.kind().equals("READY")) {
+                ready.add(event.buyer());
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) throws Exception {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
