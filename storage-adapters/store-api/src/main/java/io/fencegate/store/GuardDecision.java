@@ -32,6 +32,21 @@ public final class GuardDecision {
     }
 
     /**
+     * For a backend that decided inside its own statement (the Postgres one-statement write):
+     * the decision here, checked against whether the backend applied it. A disagreement is a bug
+     * in that statement; it is reported as such, never answered as applied or stale.
+     */
+    public static WriteResult write(GuardRule rule, ItemState item, long token, boolean backendApplied) {
+        WriteResult decision = write(rule, item, token);
+        if ((decision instanceof Applied) != backendApplied) {
+            throw new IllegalStateException("the backend's guard " + (backendApplied ? "applied" : "refused")
+                    + " token " + token + " on token " + item.token() + ", fence " + item.fence() + " under " + rule
+                    + ": it disagrees with GuardDecision");
+        }
+        return decision;
+    }
+
+    /**
      * A fenced read with {@code token}: {@link Stale} if a higher token has claimed the item;
      * otherwise the item as a read reports it, with its fence raised to {@code token} (a missing
      * item answers {@link Missing} with that fence: the store keeps a fence-only row).

@@ -76,6 +76,15 @@ class GuardDecisionTest {
     }
 
     @Test
+    void backendThatDisagreesWithTheDecisionIsReportedNeverAnswered() {
+        assertThat(GuardDecision.write(GuardRule.STRICT, ItemState.of(4, 4), 5, true)).isEqualTo(new Applied(4));
+        assertThat(GuardDecision.write(GuardRule.STRICT, ItemState.of(5, 5), 5, false)).isEqualTo(new Stale(5, 5, 5));
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> GuardDecision.write(GuardRule.STRICT, ItemState.of(5, 5), 5, true))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("disagrees");
+    }
+
+    @Test
     void plainReadAlwaysAnswersTheItemAsItIs() {
         assertThat(GuardDecision.plainRead(ItemState.ABSENT)).isEqualTo(new Missing(0, 0));
         assertThat(GuardDecision.plainRead(ItemState.of(4, 9))).isEqualTo(new Missing(4, 9));

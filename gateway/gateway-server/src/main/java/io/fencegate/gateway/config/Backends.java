@@ -17,6 +17,7 @@ import io.fencegate.store.GuardedStore;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.files.FilesGuardedStore;
+import io.fencegate.store.files.FilesStoreOptions;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
 import io.fencegate.store.postgres.PgGuardedStore;
@@ -298,7 +299,7 @@ public final class Backends implements AutoCloseable {
             }
             GuardedStore store;
             try {
-                store = FilesGuardedStore.open(dir, name, rule);
+                store = FilesGuardedStore.open(new FilesStoreOptions().root(dir).name(name).rule(rule));
             } catch (StoreClaimedException e) {
                 throw new ConfigException("stores." + name + ": " + e.getMessage(), e);
             }

@@ -1,15 +1,16 @@
 package io.fencegate.store.jdbc;
 
-import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.GuardRule;
+import io.fencegate.store.OptionChecks;
 import io.fencegate.store.StoreLimits;
+import io.fencegate.store.StoreName;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Settings of a {@link JdbcGuardedStore}. Defaults are safe: strict guard, a connection attempt
  * gives up after 5 s, a statement after 10 s, so an unreachable database fails calls instead of
- * hanging them.
+ * hanging them. Fluent setters; {@link #validate()} checks everything at open, naming the option.
  */
 public final class JdbcStoreOptions {
 
@@ -47,7 +48,7 @@ public final class JdbcStoreOptions {
      * stores, processes or gateways on one schema must use the same name. Also in thread names.
      */
     public JdbcStoreOptions name(String name) {
-        this.name = StoreClaim.checkName(name);
+        this.name = StoreName.check(name);
         return this;
     }
 
@@ -83,58 +84,66 @@ public final class JdbcStoreOptions {
         return this;
     }
 
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return jdbcUrl;
     }
 
-    String username() {
+    public String username() {
         return username;
     }
 
-    String password() {
+    public String password() {
         return password;
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    GuardRule rule() {
+    public GuardRule rule() {
         return rule;
     }
 
-    StoreLimits limits() {
+    public StoreLimits limits() {
         return limits;
     }
 
-    int poolSize() {
+    public int poolSize() {
         return poolSize;
     }
 
-    Duration connectTimeout() {
+    public Duration connectTimeout() {
         return connectTimeout;
     }
 
-    Duration queryTimeout() {
+    public Duration queryTimeout() {
         return queryTimeout;
     }
 
-    boolean migrate() {
+    public boolean migrate() {
         return migrate;
     }
 
-    void validate(boolean needsUrl) {
-        if (needsUrl && (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:"))) {
-            throw new IllegalArgumentException("jdbcUrl must be a JDBC URL, was " + jdbcUrl);
+    /**
+     * Checks every setting once, at open; the message names the option and its bad value. A
+     * {@link #jdbcUrl}, if set, must be a JDBC URL ({@link JdbcGuardedStore#open} requires one).
+     *
+     * @throws IllegalArgumentException on the first problem
+     */
+    public JdbcStoreOptions validate() {
+        if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:")) {
+            throw new IllegalArgumentException("jdbcUrl: must be a JDBC URL, was " + jdbcUrl);
         }
-        if (poolSize < 1 || poolSize > 1000) {
-            throw new IllegalArgumentException("poolSize must be 1..1000, was " + poolSize);
-        }
-        if (connectTimeout == null || connectTimeout.toMillis() < 250) {
-            throw new IllegalArgumentException("connectTimeout must be at least 250 ms, was " + connectTimeout);
-        }
-        if (queryTimeout == null || queryTimeout.toSeconds() < 1) {
-            throw new IllegalArgumentException("queryTimeout must be at least 1 s, was " + queryTimeout);
-        }
+        StoreName.check(name);
+        OptionChecks.inRange("poolSize", poolSize, 1, 1000);
+        OptionChecks.atLeast("connectTimeout", connectTimeout, Duration.ofMillis(250));
+        OptionChecks.atLeast("queryTimeout", queryTimeout, Duration.ofSeconds(1));
+        return this;
+    }
+
+    /** {@link #validate()}, and a store that builds its own pool needs {@link #jdbcUrl}. */
+    JdbcStoreOptions validateForOwnPool() {
+        OptionChecks.required("jdbcUrl", jdbcUrl);
+        return validate();
     }
 }

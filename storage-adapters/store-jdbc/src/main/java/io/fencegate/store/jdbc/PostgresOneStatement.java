@@ -1,12 +1,10 @@
 package io.fencegate.store.jdbc;
 
 import io.fencegate.schema.PostgresGuardSql;
-import io.fencegate.store.Applied;
-import io.fencegate.store.Found;
-import io.fencegate.store.Missing;
-import io.fencegate.store.ReadResult;
+import io.fencegate.store.GuardDecision;
 import io.fencegate.store.GuardRule;
-import io.fencegate.store.Stale;
+import io.fencegate.store.ItemState;
+import io.fencegate.store.ReadResult;
 import io.fencegate.store.WriteResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,13 +22,19 @@ import java.sql.SQLException;
  * NOTHING waits for the winner to commit) and the statement reports neither update nor insert:
  * {@link #write} then answers null and the caller runs it again, and the new statement's
  * snapshot sees the row.
+ *
+ * <p>The SQL must decide inside the statement (that is what makes it one round trip); the
+ * answer is then taken from {@link GuardDecision} on the locked token and fence, which also
+ * checks that the SQL decided the same.
  */
 final class PostgresOneStatement {
 
     private static final String FENCED_READ_SQL = PostgresGuardSql.positional(PostgresGuardSql.FENCED_READ);
+    private final GuardRule rule;
     private final String sql;
 
     PostgresOneStatement(GuardRule rule) {
+        this.rule = rule;
         this.sql = PostgresGuardSql.positional(PostgresGuardSql.write(rule == GuardRule.STRICT));
     }
 
@@ -50,16 +54,12 @@ final class PostgresOneStatement {
                 long fence = rs.getLong(2);
                 byte[] value = rs.getBytes(3);
                 if (rs.getBoolean(4)) {
-                    return new Missing(0, token);
+                    return GuardDecision.fencedRead(ItemState.ABSENT, token);
                 }
                 if (!existed) {
                     return null;
                 }
-                if (fence > token) {
-                    return new Stale(current, fence, token);
-                }
-                return value == null ? new Missing(current, token)
-                        : new Found(value, current, token);
+                return GuardDecision.fencedRead(new ItemState(current, fence, value), token);
             }
         }
     }
@@ -79,12 +79,12 @@ final class PostgresOneStatement {
                 boolean updated = rs.getBoolean(3);
                 boolean inserted = rs.getBoolean(4);
                 if (inserted) {
-                    return new Applied(0);
+                    return GuardDecision.write(rule, ItemState.ABSENT, token, true);
                 }
                 if (!existed) {
                     return null;
                 }
-                return updated ? new Applied(current) : new Stale(current, fence, token);
+                return GuardDecision.write(rule, ItemState.of(current, fence), token, updated);
             }
         }
     }

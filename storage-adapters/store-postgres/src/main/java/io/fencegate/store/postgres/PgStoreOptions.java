@@ -1,12 +1,16 @@
 package io.fencegate.store.postgres;
 
-import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.GuardRule;
+import io.fencegate.store.OptionChecks;
 import io.fencegate.store.StoreLimits;
+import io.fencegate.store.StoreName;
 import java.time.Duration;
 import java.util.Objects;
 
-/** Where the reactive Postgres store connects and how it behaves. Fluent setters, sane defaults. */
+/**
+ * Where the reactive Postgres store connects and how it behaves. Fluent setters, sane defaults;
+ * {@link #validate()} checks everything at open, naming the option.
+ */
 public final class PgStoreOptions {
     private String host = "127.0.0.1";
     private int port = 5432;
@@ -27,7 +31,7 @@ public final class PgStoreOptions {
      * JDBC, is refused: items are keyed by the bare key, locks and API-key scopes by store.
      */
     public String name() { return name; }
-    public PgStoreOptions name(String name) { this.name = StoreClaim.checkName(name); return this; }
+    public PgStoreOptions name(String name) { this.name = StoreName.check(name); return this; }
 
     public String host() { return host; }
     public PgStoreOptions host(String host) { this.host = Objects.requireNonNull(host); return this; }
@@ -65,4 +69,24 @@ public final class PgStoreOptions {
     /** Keys are further capped at the key column, {@code FencegateSchema.MAX_KEY_BYTES}. */
     public StoreLimits limits() { return limits; }
     public PgStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits); return this; }
+
+    /**
+     * Checks every setting once, at open; the message names the option and its bad value.
+     *
+     * @throws IllegalArgumentException on the first problem
+     */
+    public PgStoreOptions validate() {
+        StoreName.check(name);
+        OptionChecks.notBlank("host", host);
+        OptionChecks.inRange("port", port, 1, 65535);
+        OptionChecks.notBlank("database", database);
+        OptionChecks.notBlank("user", user);
+        if (schema != null) {
+            OptionChecks.notBlank("schema", schema);
+        }
+        OptionChecks.inRange("poolSize", poolSize, 1, 1000);
+        OptionChecks.atLeast("connectTimeout", connectTimeout, Duration.ofMillis(1));
+        OptionChecks.atLeast("operationTimeout", operationTimeout, Duration.ofMillis(1));
+        return this;
+    }
 }
