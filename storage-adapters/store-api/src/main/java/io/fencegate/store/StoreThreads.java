@@ -1,6 +1,8 @@
 package io.fencegate.store;
 
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -20,5 +22,21 @@ public final class StoreThreads {
             t.setDaemon(true);
             return t;
         };
+    }
+
+    /**
+     * Stops {@code threads}: work already submitted may finish for up to 10 s, then what is left
+     * is interrupted, so closing a store never hangs on a stuck backend.
+     */
+    public static void shutdown(ExecutorService threads) {
+        threads.shutdown();
+        try {
+            if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
+                threads.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            threads.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 }

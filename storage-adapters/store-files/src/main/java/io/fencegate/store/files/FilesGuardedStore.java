@@ -39,15 +39,15 @@ public final class FilesGuardedStore implements GuardedStore {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final Path root;
+    private final FilesStoreOptions options;
     private final GuardRule rule;
-    private final StoreLimits limits;
     private final ItemLocks locks;
     private final ExecutorService io;
 
     private FilesGuardedStore(Path root, FilesStoreOptions options) throws IOException {
         this.root = root;
+        this.options = options;
         this.rule = options.rule();
-        this.limits = options.limits();
         this.locks = new ItemLocks(root);
         this.io = Executors.newFixedThreadPool(options.threads(),
                 StoreThreads.daemons("fencegate-files-" + options.name() + "-" + INSTANCES.incrementAndGet()));
@@ -89,12 +89,12 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
-        return GuardInputs.checked(() -> limits.checkWrite(key, token, value), () -> guarded(key, token, value));
+        return GuardInputs.checked(() -> options.limits().checkWrite(key, token, value), () -> guarded(key, token, value));
     }
 
     @Override
     public CompletionStage<WriteResult> delete(String key, long token) {
-        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> guarded(key, token, null));
+        return GuardInputs.checked(() -> options.limits().checkGuarded(key, token), () -> guarded(key, token, null));
     }
 
     /** Write and delete (a null value: a tombstone that keeps the token), under the item's lock. */
@@ -111,13 +111,13 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public CompletionStage<ReadResult> read(String key) {
-        return GuardInputs.checked(() -> limits.checkKey(key),
+        return GuardInputs.checked(() -> options.limits().checkKey(key),
                 () -> run(key, () -> GuardDecision.plainRead(state(readChecked(pathOf(key), key)))));
     }
 
     @Override
     public CompletionStage<ReadResult> fencedRead(String key, long token) {
-        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> run(key, () -> locks.withLock(key, () -> {
+        return GuardInputs.checked(() -> options.limits().checkGuarded(key, token), () -> run(key, () -> locks.withLock(key, () -> {
             Path file = pathOf(key);
             ItemState item = state(readChecked(file, key));
             ReadResult decision = GuardDecision.fencedRead(item, token);
@@ -176,17 +176,12 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public StoreLimits limits() {
-        return limits;
+        return options.limits();
     }
 
-    /** Lets operations in flight finish, then stops the I/O threads. */
+    /** Lets operations in flight finish (bounded), then stops the I/O threads. */
     @Override
     public void close() {
-        io.shutdown();
-        try {
-            io.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        StoreThreads.shutdown(io);
     }
 }

@@ -46,8 +46,6 @@ public final class GuardRowTransactions {
         int run(DSLContext tx) throws Exception;
     }
 
-    private static final int ATTEMPTS = 5;
-
     private final DSLContext dsl;
     private final GuardRule rule;
     private final GuardRow fences;
@@ -77,7 +75,7 @@ public final class GuardRowTransactions {
                             conn -> work.run(tx), timeoutSeconds));
                 });
             } catch (DataAccessException e) {
-                if (attempt >= ATTEMPTS || !isDeadlock(e)) {
+                if (attempt >= Transactions.ATTEMPTS || !isDeadlock(e)) {
                     throw e;
                 }
             }
@@ -85,12 +83,11 @@ public final class GuardRowTransactions {
     }
 
     private static boolean isDeadlock(DataAccessException e) {
-        String state = e.sqlState();
-        if ("40001".equals(state) || "40P01".equals(state)) {
+        if (Transactions.isRetryable(e.sqlState())) {
             return true;
         }
         SQLException sql = e.getCause(SQLException.class);
-        return sql != null && ("40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState()));
+        return sql != null && Transactions.isRetryable(sql.getSQLState());
     }
 
     static Dialect dialectOf(SQLDialect dialect) {

@@ -26,20 +26,14 @@ public final class JdbcStoreOptions {
     private boolean migrate = true;
 
     /** The database, e.g. {@code jdbc:mariadb://127.0.0.1:3306/app}; needed only when the store builds its own pool. */
-    public JdbcStoreOptions jdbcUrl(String jdbcUrl) {
-        this.jdbcUrl = jdbcUrl;
-        return this;
-    }
+    public String jdbcUrl() { return jdbcUrl; }
+    public JdbcStoreOptions jdbcUrl(String jdbcUrl) { this.jdbcUrl = jdbcUrl; return this; }
 
-    public JdbcStoreOptions username(String username) {
-        this.username = username;
-        return this;
-    }
-
-    public JdbcStoreOptions password(String password) {
-        this.password = password;
-        return this;
-    }
+    /** Credentials of the store's own pool (unused over an application's data source). */
+    public String username() { return username; }
+    public JdbcStoreOptions username(String username) { this.username = username; return this; }
+    public String password() { return password; }
+    public JdbcStoreOptions password(String password) { this.password = password; return this; }
 
     /**
      * The store's name (default {@code "default"}; 1-64 of A-Z a-z 0-9 _ . -): the database /
@@ -47,82 +41,32 @@ public final class JdbcStoreOptions {
      * refused (items are keyed by the bare key, locks and API-key scopes by store). Several
      * stores, processes or gateways on one schema must use the same name. Also in thread names.
      */
-    public JdbcStoreOptions name(String name) {
-        this.name = StoreName.check(name);
-        return this;
-    }
+    public String name() { return name; }
+    public JdbcStoreOptions name(String name) { this.name = StoreName.check(name); return this; }
 
-    public JdbcStoreOptions rule(GuardRule rule) {
-        this.rule = Objects.requireNonNull(rule, "rule");
-        return this;
-    }
+    /** The guard rule (default {@link GuardRule#STRICT}). */
+    public GuardRule rule() { return rule; }
+    public JdbcStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule, "rule"); return this; }
 
-    public JdbcStoreOptions limits(StoreLimits limits) {
-        this.limits = Objects.requireNonNull(limits, "limits");
-        return this;
-    }
+    /** Key and value limits; lowered further to what the database can take. */
+    public StoreLimits limits() { return limits; }
+    public JdbcStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits, "limits"); return this; }
 
-    /** Connections of the store's own pool, and threads running its JDBC calls. */
-    public JdbcStoreOptions poolSize(int poolSize) {
-        this.poolSize = poolSize;
-        return this;
-    }
+    /** Connections of the store's own pool, and threads running its JDBC calls: 1..1000 (default 8). */
+    public int poolSize() { return poolSize; }
+    public JdbcStoreOptions poolSize(int poolSize) { this.poolSize = poolSize; return this; }
 
-    public JdbcStoreOptions connectTimeout(Duration connectTimeout) {
-        this.connectTimeout = connectTimeout;
-        return this;
-    }
+    /** Bound on getting a connection, at least 250 ms (default 5 s). */
+    public Duration connectTimeout() { return connectTimeout; }
+    public JdbcStoreOptions connectTimeout(Duration connectTimeout) { this.connectTimeout = connectTimeout; return this; }
 
-    public JdbcStoreOptions queryTimeout(Duration queryTimeout) {
-        this.queryTimeout = queryTimeout;
-        return this;
-    }
+    /** Bound on each statement, at least 1 s (default 10 s); a silent socket gives up 2 s later. */
+    public Duration queryTimeout() { return queryTimeout; }
+    public JdbcStoreOptions queryTimeout(Duration queryTimeout) { this.queryTimeout = queryTimeout; return this; }
 
     /** Whether the store applies fencegate's migrations at start (default true). */
-    public JdbcStoreOptions migrate(boolean migrate) {
-        this.migrate = migrate;
-        return this;
-    }
-
-    public String jdbcUrl() {
-        return jdbcUrl;
-    }
-
-    public String username() {
-        return username;
-    }
-
-    public String password() {
-        return password;
-    }
-
-    public String name() {
-        return name;
-    }
-
-    public GuardRule rule() {
-        return rule;
-    }
-
-    public StoreLimits limits() {
-        return limits;
-    }
-
-    public int poolSize() {
-        return poolSize;
-    }
-
-    public Duration connectTimeout() {
-        return connectTimeout;
-    }
-
-    public Duration queryTimeout() {
-        return queryTimeout;
-    }
-
-    public boolean migrate() {
-        return migrate;
-    }
+    public boolean migrate() { return migrate; }
+    public JdbcStoreOptions migrate(boolean migrate) { this.migrate = migrate; return this; }
 
     /**
      * Checks every setting once, at open; the message names the option and its bad value. A

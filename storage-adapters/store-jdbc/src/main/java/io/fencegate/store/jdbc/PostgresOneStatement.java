@@ -43,48 +43,54 @@ final class PostgresOneStatement {
      * token, or create a fence-only row. Null if a concurrent creator won: run it again.
      */
     ReadResult fencedRead(Connection c, String key, long token, int timeoutSeconds) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(FENCED_READ_SQL)) {
-            ps.setQueryTimeout(timeoutSeconds);
+        return run(c, FENCED_READ_SQL, timeoutSeconds, ps -> {
             ps.setString(1, key);
             ps.setLong(2, token);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                long current = rs.getLong(1);
-                boolean existed = !rs.wasNull();
-                long fence = rs.getLong(2);
-                byte[] value = rs.getBytes(3);
-                if (rs.getBoolean(4)) {
-                    return GuardDecision.fencedRead(ItemState.ABSENT, token);
-                }
-                if (!existed) {
-                    return null;
-                }
-                return GuardDecision.fencedRead(new ItemState(current, fence, value), token);
+        }, (rs, locked) -> {
+            if (rs.getBoolean(4)) { // inserted a fence-only row
+                return GuardDecision.fencedRead(ItemState.ABSENT, token);
             }
-        }
+            return locked == null ? null
+                    : GuardDecision.fencedRead(new ItemState(locked.token(), locked.fence(), rs.getBytes(3)), token);
+        });
     }
 
     /** The result, or null if a concurrent first writer won the insert: run it again. */
     WriteResult write(Connection c, String key, long token, byte[] value, int timeoutSeconds) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setQueryTimeout(timeoutSeconds);
+        return run(c, sql, timeoutSeconds, ps -> {
             ps.setString(1, key);
             ps.setBytes(2, value);
             ps.setLong(3, token);
+        }, (rs, locked) -> {
+            if (rs.getBoolean(4)) { // inserted the item
+                return GuardDecision.write(rule, ItemState.ABSENT, token, true);
+            }
+            return locked == null ? null : GuardDecision.write(rule, locked, token, rs.getBoolean(3));
+        });
+    }
+
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    /** Reads the answer row; {@code locked} is the row's token and fence, null if there was no row. */
+    @FunctionalInterface
+    private interface Answer<T> {
+        T read(ResultSet rs, ItemState locked) throws SQLException;
+    }
+
+    /** Runs one of the guard statements, whose answer starts with the locked row's token and fence. */
+    private static <T> T run(Connection c, String sql, int timeoutSeconds, Binder binder, Answer<T> answer)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setQueryTimeout(timeoutSeconds);
+            binder.bind(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 long current = rs.getLong(1);
-                boolean existed = !rs.wasNull();
-                long fence = rs.getLong(2);
-                boolean updated = rs.getBoolean(3);
-                boolean inserted = rs.getBoolean(4);
-                if (inserted) {
-                    return GuardDecision.write(rule, ItemState.ABSENT, token, true);
-                }
-                if (!existed) {
-                    return null;
-                }
-                return GuardDecision.write(rule, ItemState.of(current, fence), token, updated);
+                ItemState locked = rs.wasNull() ? null : ItemState.of(current, rs.getLong(2));
+                return answer.read(rs, locked);
             }
         }
     }

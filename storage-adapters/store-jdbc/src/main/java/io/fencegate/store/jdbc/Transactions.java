@@ -30,7 +30,8 @@ final class Transactions implements AutoCloseable {
         T run(Connection connection) throws SQLException;
     }
 
-    private static final int ATTEMPTS = 5;
+    /** Runs of one transaction when the database keeps breaking deadlocks; also GuardRowTransactions'. */
+    static final int ATTEMPTS = 5;
 
     private final DataSource dataSource;
     private final int isolation;
@@ -132,8 +133,12 @@ final class Transactions implements AutoCloseable {
     }
 
     private static boolean isRetryable(SQLException e) {
-        String state = e.getSQLState();
-        return "40001".equals(state) || "40P01".equals(state);
+        return isRetryable(e.getSQLState());
+    }
+
+    /** A serialization failure or a broken deadlock: the whole transaction rolled back, run it again. */
+    static boolean isRetryable(String sqlState) {
+        return "40001".equals(sqlState) || "40P01".equals(sqlState);
     }
 
     /** The single translation of SQL failures into the store's failure kinds. */
@@ -150,14 +155,6 @@ final class Transactions implements AutoCloseable {
 
     @Override
     public void close() {
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        StoreThreads.shutdown(executor);
     }
 }

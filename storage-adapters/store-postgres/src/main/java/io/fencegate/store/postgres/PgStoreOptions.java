@@ -36,12 +36,14 @@ public final class PgStoreOptions {
     public String host() { return host; }
     public PgStoreOptions host(String host) { this.host = Objects.requireNonNull(host); return this; }
 
+    /** The server's port, 1..65535 (default 5432). */
     public int port() { return port; }
     public PgStoreOptions port(int port) { this.port = port; return this; }
 
     public String database() { return database; }
     public PgStoreOptions database(String database) { this.database = Objects.requireNonNull(database); return this; }
 
+    /** The role to log in as (default {@code postgres}); the password defaults to empty. */
     public String user() { return user; }
     public PgStoreOptions user(String user) { this.user = Objects.requireNonNull(user); return this; }
 
@@ -52,6 +54,7 @@ public final class PgStoreOptions {
     public String schema() { return schema; }
     public PgStoreOptions schema(String schema) { this.schema = schema; return this; }
 
+    /** Connections in the pool, 1..1000 (default 8); each carries up to 256 pipelined statements. */
     public int poolSize() { return poolSize; }
     public PgStoreOptions poolSize(int poolSize) { this.poolSize = poolSize; return this; }
 
@@ -63,6 +66,7 @@ public final class PgStoreOptions {
     public Duration operationTimeout() { return operationTimeout; }
     public PgStoreOptions operationTimeout(Duration operationTimeout) { this.operationTimeout = operationTimeout; return this; }
 
+    /** The guard rule (default {@link GuardRule#STRICT}). */
     public GuardRule rule() { return rule; }
     public PgStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule); return this; }
 

@@ -11,7 +11,6 @@ import io.fencegate.store.NamedSql;
 import io.fencegate.store.Stale;
 import io.fencegate.store.StatementResult;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -50,7 +49,7 @@ public abstract class AbstractGuardedStatementsContractTest {
     protected abstract long adminQueryLong(String sql) throws Exception;
 
     private final String prefix = "statements-" + UUID.randomUUID().toString().substring(0, 8) + "/";
-    private final List<AutoCloseable> toClose = Collections.synchronizedList(new ArrayList<>());
+    private final TestResources resources = new TestResources();
     /** This test's own table: {@code id} (text key) and {@code n} (a counter). */
     protected String table;
 
@@ -62,12 +61,7 @@ public abstract class AbstractGuardedStatementsContractTest {
 
     @AfterEach
     void dropTableAndClose() throws Exception {
-        List<AutoCloseable> all = new ArrayList<>(toClose);
-        Collections.reverse(all);
-        toClose.clear();
-        for (AutoCloseable c : all) {
-            c.close();
-        }
+        resources.closeAll();
         adminExecute("DROP TABLE " + table);
     }
 
@@ -79,7 +73,7 @@ public abstract class AbstractGuardedStatementsContractTest {
     protected final GuardedStatements statements(GuardRule rule) throws Exception {
         GuardedStatements statements = newStatements(rule);
         if (statements instanceof AutoCloseable closeable) {
-            toClose.add(closeable);
+            resources.add(closeable);
         }
         return statements;
     }
