@@ -6,6 +6,7 @@ import io.fencegate.store.StatementResult;
 import io.fencegate.store.StoreLimits;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
@@ -39,6 +40,9 @@ import org.jooq.impl.DSL;
  * transaction rolled back and is run again: keep the work free of side effects outside it.
  */
 public final class GuardRowTransactions {
+
+    /** Runs of one transaction that the database keeps rolling back for a deadlock (see {@link #backOff}). */
+    private static final int ATTEMPTS = 12;
 
     /** The application's statements, run under the locked guard row; answers rows changed. */
     @FunctionalInterface
@@ -75,10 +79,26 @@ public final class GuardRowTransactions {
                             conn -> work.run(tx), timeoutSeconds));
                 });
             } catch (DataAccessException e) {
-                if (attempt >= Transactions.ATTEMPTS || !isDeadlock(e)) {
+                if (attempt >= ATTEMPTS || !isDeadlock(e)) {
                     throw e;
                 }
+                backOff(attempt);
             }
+        }
+    }
+
+    /**
+     * Waits a random while before running a rolled-back transaction again. On an application pool
+     * in REPEATABLE READ (MySQL's default), every concurrent first user of a key deadlocks on the
+     * gap of the missing guard row, and each round the database lets only one through: retried at
+     * once, the others meet again. Spread out, they find the row created and simply queue on it.
+     */
+    private static void backOff(int attempt) {
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(1, 2L << Math.min(attempt, 6)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while retrying a guard-row transaction", e);
         }
     }
 

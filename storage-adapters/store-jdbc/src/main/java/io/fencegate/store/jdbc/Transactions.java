@@ -30,8 +30,7 @@ final class Transactions implements AutoCloseable {
         T run(Connection connection) throws SQLException;
     }
 
-    /** Runs of one transaction when the database keeps breaking deadlocks; also GuardRowTransactions'. */
-    static final int ATTEMPTS = 5;
+    private static final int ATTEMPTS = 5;
 
     private final DataSource dataSource;
     private final int isolation;
