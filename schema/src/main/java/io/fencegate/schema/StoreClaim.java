@@ -1,10 +1,10 @@
 package io.fencegate.schema;
 
+import io.fencegate.store.StoreName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.regex.Pattern;
 
 /**
  * The owner of a database / schema ({@code fencegate_store_claim}, migration V4). Items are
@@ -17,9 +17,6 @@ import java.util.regex.Pattern;
  */
 public final class StoreClaim {
 
-    /** Store names: ASCII, so they compare and store the same on every database. */
-    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
-
     /** Inserts the claim; a duplicate key means someone claimed first (a second statement reads whom). */
     public static final String INSERT = "INSERT INTO fencegate_store_claim (id, store_name) VALUES (1, ?)";
     public static final String SELECT = "SELECT store_name FROM fencegate_store_claim WHERE id = 1";
@@ -30,20 +27,12 @@ public final class StoreClaim {
     private StoreClaim() {
     }
 
-    /** Throws {@link IllegalArgumentException} unless {@code name} is a valid store name. */
-    public static String checkName(String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("a store name is 1-64 of A-Z a-z 0-9 _ . -, was '" + name + "'");
-        }
-        return name;
-    }
-
     /**
      * Claims the schema behind {@code c} for {@code name} unless it is claimed; answers the owner's
      * name (equal to {@code name} if this store may use the schema). Runs in autocommit.
      */
     public static String claim(Connection c, String name, int timeoutSeconds) throws SQLException {
-        checkName(name);
+        StoreName.check(name);
         boolean autoCommit = c.getAutoCommit();
         if (!autoCommit) {
             c.rollback();

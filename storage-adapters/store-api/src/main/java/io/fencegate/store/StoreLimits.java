@@ -54,6 +54,18 @@ public record StoreLimits(int maxKeyBytes, int maxValueBytes) {
         }
     }
 
+    /** The checks of a guarded delete or fenced read: the key and the token. */
+    public void checkGuarded(String key, long token) {
+        checkKey(key);
+        checkToken(token);
+    }
+
+    /** The checks of a guarded write: the key, the token and the value. */
+    public void checkWrite(String key, long token, byte[] value) {
+        checkGuarded(key, token);
+        checkValue(value);
+    }
+
     public void checkValue(byte[] value) {
         if (value == null) {
             throw new IllegalArgumentException("value is null");

@@ -1,13 +1,15 @@
 package io.fencegate.store.files;
 
 import io.fencegate.store.Applied;
-import io.fencegate.store.Found;
+import io.fencegate.store.GuardDecision;
+import io.fencegate.store.GuardInputs;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
-import io.fencegate.store.Missing;
+import io.fencegate.store.ItemState;
 import io.fencegate.store.ReadResult;
 import io.fencegate.store.Stale;
 import io.fencegate.store.StoreLimits;
+import io.fencegate.store.StoreThreads;
 import io.fencegate.store.StoreUnavailableException;
 import io.fencegate.store.WriteResult;
 import java.io.IOException;
@@ -37,58 +39,43 @@ public final class FilesGuardedStore implements GuardedStore {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final Path root;
+    private final FilesStoreOptions options;
     private final GuardRule rule;
-    private final StoreLimits limits;
     private final ItemLocks locks;
     private final ExecutorService io;
 
-    private FilesGuardedStore(Path root, GuardRule rule, StoreLimits limits, int threads) throws IOException {
+    private FilesGuardedStore(Path root, FilesStoreOptions options) throws IOException {
         this.root = root;
-        this.rule = rule;
-        this.limits = limits;
+        this.options = options;
+        this.rule = options.rule();
         this.locks = new ItemLocks(root);
-        int instance = INSTANCES.incrementAndGet();
-        AtomicInteger n = new AtomicInteger();
-        this.io = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "fencegate-files-" + instance + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.io = Executors.newFixedThreadPool(options.threads(),
+                StoreThreads.daemons("fencegate-files-" + options.name() + "-" + INSTANCES.incrementAndGet()));
     }
 
     /** A store named {@code "default"} on {@code root} (which must exist), with default limits and 4 I/O threads. */
     public static FilesGuardedStore open(Path root, GuardRule rule) {
-        return open(root, "default", rule);
-    }
-
-    /** A store named {@code name} on {@code root}, with default limits and 4 I/O threads. */
-    public static FilesGuardedStore open(Path root, String name, GuardRule rule) {
-        return open(root, name, rule, StoreLimits.DEFAULT, 4);
-    }
-
-    public static FilesGuardedStore open(Path root, GuardRule rule, StoreLimits limits, int ioThreads) {
-        return open(root, "default", rule, limits, ioThreads);
+        return open(new FilesStoreOptions().root(root).rule(rule));
     }
 
     /**
-     * A store named {@code name} (1-64 of A-Z a-z 0-9 _ . -) on {@code root}, which must exist.
-     * The directory is claimed for the name ({@value StoreMarker#FILE}); a store with another name
-     * on it is refused with {@link io.fencegate.store.StoreClaimedException}. Stores in several
-     * processes on one directory must share a name.
+     * A store on {@link FilesStoreOptions#root}, which must exist. The directory is claimed for
+     * {@link FilesStoreOptions#name} ({@value StoreMarker#FILE}); a store with another name on it
+     * is refused with {@link io.fencegate.store.StoreClaimedException}. Stores in several
+     * processes on one directory must share a name. Options that do not
+     * {@link FilesStoreOptions#validate validate} are refused with {@link IllegalArgumentException}.
      */
-    public static FilesGuardedStore open(Path root, String name, GuardRule rule, StoreLimits limits, int ioThreads) {
-        StoreMarker.checkName(name);
-        if (!Files.isDirectory(root)) {
-            throw new IllegalArgumentException("files store root " + root + " is not an existing directory");
-        }
+    public static FilesGuardedStore open(FilesStoreOptions options) {
+        options.validate();
+        Path root = options.root();
         FilesGuardedStore store;
         try {
-            store = new FilesGuardedStore(root.toAbsolutePath().normalize(), rule, limits, ioThreads);
+            store = new FilesGuardedStore(root.toAbsolutePath().normalize(), options);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open files store on " + root, e);
         }
         try {
-            StoreMarker.claim(store.root, name);
+            StoreMarker.claim(store.root, options.name());
             AtomicFiles.removeStaleTemporaries(store.root);
             return store;
         } catch (IOException e) {
@@ -102,79 +89,48 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
-        return guarded(key, token, () -> {
-            limits.checkValue(value);
-            return value;
-        });
+        return GuardInputs.checked(() -> options.limits().checkWrite(key, token, value), () -> guarded(key, token, value));
     }
 
     @Override
     public CompletionStage<WriteResult> delete(String key, long token) {
-        return guarded(key, token, () -> null);
+        return GuardInputs.checked(() -> options.limits().checkGuarded(key, token), () -> guarded(key, token, null));
     }
 
-    private CompletionStage<WriteResult> guarded(String key, long token, java.util.function.Supplier<byte[]> value) {
-        byte[] v;
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-            v = value.get();
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    /** Write and delete (a null value: a tombstone that keeps the token), under the item's lock. */
+    private CompletionStage<WriteResult> guarded(String key, long token, byte[] value) {
         return run(key, () -> locks.withLock(key, () -> {
             Path file = pathOf(key);
-            ItemFile current = readChecked(file, key);
-            long currentToken = current == null ? 0 : current.token();
-            long fence = current == null ? 0 : current.fence();
-            if (!rule.admits(token, currentToken, fence)) {
-                return new Stale(currentToken, fence, token);
+            WriteResult decision = GuardDecision.write(rule, state(readChecked(file, key)), token);
+            if (decision instanceof Applied) {
+                AtomicFiles.replace(root, file, new ItemFile(key, token, token, value).encode());
             }
-            AtomicFiles.replace(root, file, new ItemFile(key, token, token, v).encode());
-            return new Applied(currentToken);
+            return decision;
         }));
     }
 
     @Override
     public CompletionStage<ReadResult> read(String key) {
-        try {
-            limits.checkKey(key);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return run(key, () -> result(readChecked(pathOf(key), key), -1));
+        return GuardInputs.checked(() -> options.limits().checkKey(key),
+                () -> run(key, () -> GuardDecision.plainRead(state(readChecked(pathOf(key), key)))));
     }
 
     @Override
     public CompletionStage<ReadResult> fencedRead(String key, long token) {
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return run(key, () -> locks.withLock(key, () -> {
+        return GuardInputs.checked(() -> options.limits().checkGuarded(key, token), () -> run(key, () -> locks.withLock(key, () -> {
             Path file = pathOf(key);
-            ItemFile current = readChecked(file, key);
-            long currentToken = current == null ? 0 : current.token();
-            long fence = current == null ? 0 : current.fence();
-            if (fence > token) {
-                return new Stale(currentToken, fence, token);
+            ItemState item = state(readChecked(file, key));
+            ReadResult decision = GuardDecision.fencedRead(item, token);
+            if (!(decision instanceof Stale) && GuardDecision.raisesFence(item, token)) {
+                // a missing item gets a fence-only file
+                AtomicFiles.replace(root, file, new ItemFile(key, item.token(), token, item.value()).encode());
             }
-            if (fence < token) { // raise the fence; a missing item gets a fence-only file
-                current = new ItemFile(key, currentToken, token, current == null ? null : current.value());
-                AtomicFiles.replace(root, file, current.encode());
-            }
-            return result(current, token);
-        }));
+            return decision;
+        })));
     }
 
-    private static ReadResult result(ItemFile item, long fenceOverride) {
-        if (item == null) {
-            return new Missing(0, Math.max(0, fenceOverride));
-        }
-        long fence = fenceOverride > 0 ? fenceOverride : item.fence();
-        return item.value() == null ? new Missing(item.token(), fence) : new Found(item.value(), item.token(), fence);
+    private static ItemState state(ItemFile file) {
+        return file == null ? ItemState.ABSENT : new ItemState(file.token(), file.fence(), file.value());
     }
 
     /** The item file, refusing a path that runs through a symbolic link. */
@@ -220,17 +176,12 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public StoreLimits limits() {
-        return limits;
+        return options.limits();
     }
 
-    /** Lets operations in flight finish, then stops the I/O threads. */
+    /** Lets operations in flight finish (bounded), then stops the I/O threads. */
     @Override
     public void close() {
-        io.shutdown();
-        try {
-            io.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        StoreThreads.shutdown(io);
     }
 }

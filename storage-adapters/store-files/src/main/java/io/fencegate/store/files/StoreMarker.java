@@ -7,7 +7,6 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
-import java.util.regex.Pattern;
 
 /**
  * The owner of a store's directory: {@value #FILE} in the root holds the store's name. Item
@@ -22,17 +21,7 @@ import java.util.regex.Pattern;
  */
 final class StoreMarker {
     static final String FILE = ".fencegate-store";
-    /** Store names: the same rule as the SQL stores' claims. */
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
-
     private StoreMarker() {}
-
-    static String checkName(String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("a store name is 1-64 of A-Z a-z 0-9 _ . -, was '" + name + "'");
-        }
-        return name;
-    }
 
     /** Claims {@code root} for {@code name}, or throws {@link StoreClaimedException} naming its owner. */
     static void claim(Path root, String name) throws IOException {

@@ -56,7 +56,7 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
 
     @Override
     protected GuardedStore newStoreNamed(String name, GuardRule rule) {
-        return FilesGuardedStore.open(root.path, name, rule);
+        return FilesGuardedStore.open(new FilesStoreOptions().root(root.path).name(name).rule(rule));
     }
 
     /** The counter test's tokens: a real ZooKeeper issuer on an in-process ZooKeeper, closed after the test. */
@@ -172,14 +172,25 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
     @Test
     void theStoreMarkerIsNeverAnItem() throws Exception {
         Path dir = Files.createDirectories(root.path.resolve("marked"));
-        GuardedStore store = closeAfter(FilesGuardedStore.open(dir, "marked", GuardRule.STRICT));
+        GuardedStore store = closeAfter(FilesGuardedStore.open(new FilesStoreOptions().root(dir).name("marked")));
         assertThat(Files.readString(dir.resolve(StoreMarker.FILE)).strip()).isEqualTo("marked");
         assertThat(await(store.read(StoreMarker.FILE))).isEqualTo(new Missing(0, 0));
         assertThat(await(store.write(StoreMarker.FILE, 3, bytes("not the marker")))).isEqualTo(new Applied(0));
         assertThat(await(store.write(StoreMarker.FILE + "/x", 3, bytes("nor below it")))).isEqualTo(new Applied(0));
         assertThat(Files.readString(dir.resolve(StoreMarker.FILE)).strip()).isEqualTo("marked");
-        assertThatThrownBy(() -> FilesGuardedStore.open(dir, "other", GuardRule.STRICT))
+        assertThatThrownBy(() -> FilesGuardedStore.open(new FilesStoreOptions().root(dir).name("other")))
                 .isInstanceOf(io.fencegate.store.StoreClaimedException.class)
                 .hasMessageContaining("'other'").hasMessageContaining("'marked'");
+    }
+
+    /** README's files snippet, as written there but for the directory. */
+    @Test
+    void readmeFilesSnippetOpensANamedStrictStore() throws Exception {
+        Path reportsDir = Files.createDirectories(root.path.resolve("reports"));
+        GuardedStore reports = closeAfter(FilesGuardedStore.open(new FilesStoreOptions()
+                .root(reportsDir).name("reports").rule(GuardRule.STRICT)));
+        assertThat(reports.rule()).isEqualTo(GuardRule.STRICT);
+        assertThat(await(reports.write("q3/summary.txt", 7, bytes("ok")))).isEqualTo(new Applied(0));
+        assertThat(Files.readString(reportsDir.resolve(StoreMarker.FILE)).strip()).isEqualTo("reports");
     }
 }

@@ -23,7 +23,7 @@ class FilesWriteRateProbe {
     @Test
     void guardedVersusPlainReplaceRate() throws Exception {
         try (TempRoot root = new TempRoot("files-probe");
-                FilesGuardedStore store = FilesGuardedStore.open(root.path, GuardRule.STRICT, io.fencegate.store.StoreLimits.DEFAULT, 4)) {
+                FilesGuardedStore store = FilesGuardedStore.open(new FilesStoreOptions().root(root.path).threads(4))) {
             byte[] value = new byte[100];
             for (int writers : new int[] {1, 4}) {
                 double guarded = rate(writers, (w, t) -> store.write("g/" + w + "/" + (t % 100), t, value)

@@ -1,6 +1,7 @@
 package io.fencegate.store.jdbc;
 
 import io.fencegate.schema.FencegateSchema.Dialect;
+import io.fencegate.store.ItemState;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,10 +17,6 @@ import java.sql.SQLWarning;
  * duplicate; whoever loses that race locks the winner's row (waiting for its commit) instead.
  */
 final class GuardRow {
-
-    /** A locked row: its token, fence, and (items, when asked for) its value; null value = missing item. */
-    record Locked(long token, long fence, byte[] value) {
-    }
 
     /** MySQL/MariaDB ER_DUP_ENTRY: the one warning INSERT IGNORE is used for. */
     private static final int MYSQL_DUPLICATE_ENTRY = 1062;
@@ -62,8 +59,8 @@ final class GuardRow {
         return new GuardRow(dialect, "fencegate_fence", false);
     }
 
-    /** Locks {@code key}'s row; null if it does not exist. */
-    Locked lock(Connection c, String key, boolean withValue, int timeoutSeconds) throws SQLException {
+    /** Locks {@code key}'s row: its token, fence and (items, when asked for) value; null if it does not exist. */
+    ItemState lock(Connection c, String key, boolean withValue, int timeoutSeconds) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(withValue ? lockWithValueSql : lockSql)) {
             ps.setQueryTimeout(timeoutSeconds);
             bindKey(ps, 1, key);
@@ -71,7 +68,7 @@ final class GuardRow {
                 if (!rs.next()) {
                     return null;
                 }
-                return new Locked(rs.getLong(1), rs.getLong(2), withValue ? rs.getBytes(3) : null);
+                return new ItemState(rs.getLong(1), rs.getLong(2), withValue ? rs.getBytes(3) : null);
             }
         }
     }
@@ -127,20 +124,20 @@ final class GuardRow {
     }
 
     /** Locks {@code key}'s row, creating it empty (token 0, fence 0) if it is missing. */
-    Locked lockOrCreate(Connection c, String key, boolean withValue, int timeoutSeconds) throws SQLException {
-        Locked row = lock(c, key, withValue, timeoutSeconds);
+    ItemState lockOrCreate(Connection c, String key, boolean withValue, int timeoutSeconds) throws SQLException {
+        ItemState row = lock(c, key, withValue, timeoutSeconds);
         if (row != null) {
             return row;
         }
         if (insertIfMissing(c, key, null, 0, 0, timeoutSeconds)) {
-            return new Locked(0, 0, null);
+            return new ItemState(0, 0, null);
         }
         return lockAfterLostRace(c, key, withValue, timeoutSeconds);
     }
 
     /** After a lost creation race the row exists (rows are never removed): lock it. */
-    Locked lockAfterLostRace(Connection c, String key, boolean withValue, int timeoutSeconds) throws SQLException {
-        Locked row = lock(c, key, withValue, timeoutSeconds);
+    ItemState lockAfterLostRace(Connection c, String key, boolean withValue, int timeoutSeconds) throws SQLException {
+        ItemState row = lock(c, key, withValue, timeoutSeconds);
         if (row == null) {
             // Only if the other creator rolled back: the caller's retry loop starts over.
             throw new SQLException("guard row of " + key + " vanished after a creation race", "40001");

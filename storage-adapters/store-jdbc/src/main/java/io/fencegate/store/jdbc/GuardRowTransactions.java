@@ -6,6 +6,7 @@ import io.fencegate.store.StatementResult;
 import io.fencegate.store.StoreLimits;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
@@ -40,13 +41,14 @@ import org.jooq.impl.DSL;
  */
 public final class GuardRowTransactions {
 
+    /** Runs of one transaction that the database keeps rolling back for a deadlock (see {@link #backOff}). */
+    private static final int ATTEMPTS = 12;
+
     /** The application's statements, run under the locked guard row; answers rows changed. */
     @FunctionalInterface
     public interface GuardedWork {
         int run(DSLContext tx) throws Exception;
     }
-
-    private static final int ATTEMPTS = 5;
 
     private final DSLContext dsl;
     private final GuardRule rule;
@@ -80,17 +82,32 @@ public final class GuardRowTransactions {
                 if (attempt >= ATTEMPTS || !isDeadlock(e)) {
                     throw e;
                 }
+                backOff(attempt);
             }
         }
     }
 
+    /**
+     * Waits a random while before running a rolled-back transaction again. On an application pool
+     * in REPEATABLE READ (MySQL's default), every concurrent first user of a key deadlocks on the
+     * gap of the missing guard row, and each round the database lets only one through: retried at
+     * once, the others meet again. Spread out, they find the row created and simply queue on it.
+     */
+    private static void backOff(int attempt) {
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(1, 2L << Math.min(attempt, 6)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while retrying a guard-row transaction", e);
+        }
+    }
+
     private static boolean isDeadlock(DataAccessException e) {
-        String state = e.sqlState();
-        if ("40001".equals(state) || "40P01".equals(state)) {
+        if (Transactions.isRetryable(e.sqlState())) {
             return true;
         }
         SQLException sql = e.getCause(SQLException.class);
-        return sql != null && ("40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState()));
+        return sql != null && Transactions.isRetryable(sql.getSQLState());
     }
 
     static Dialect dialectOf(SQLDialect dialect) {

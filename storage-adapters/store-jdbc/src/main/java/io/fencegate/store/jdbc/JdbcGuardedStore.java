@@ -8,11 +8,12 @@ import io.fencegate.schema.FencegateSchema.Dialect;
 import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Executed;
-import io.fencegate.store.Found;
+import io.fencegate.store.GuardDecision;
+import io.fencegate.store.GuardInputs;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStatements;
 import io.fencegate.store.GuardedStore;
-import io.fencegate.store.Missing;
+import io.fencegate.store.ItemState;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.ReadResult;
 import io.fencegate.store.Stale;
@@ -25,9 +26,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import javax.sql.DataSource;
 
@@ -96,7 +95,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
      * otherwise every call switches the connection's isolation and back, two extra round trips.
      */
     public static JdbcGuardedStore over(DataSource dataSource, JdbcStoreOptions options) {
-        options.validate(false);
+        options.validate();
         return new JdbcGuardedStore(dataSource, null, options, options.migrate());
     }
 
@@ -130,7 +129,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
 
     /** A store with its own HikariCP pool on {@code options.jdbcUrl()}, closed with the store. */
     public static JdbcGuardedStore open(JdbcStoreOptions options) {
-        options.validate(true);
+        options.validateForOwnPool();
         HikariDataSource pool;
         try {
             if (options.migrate()) {
@@ -184,14 +183,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
 
     @Override
     public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-            limits.checkValue(value);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return writeOrDelete(key, token, value);
+        return GuardInputs.checked(() -> limits.checkWrite(key, token, value), () -> writeOrDelete(key, token, value));
     }
 
     private CompletionStage<WriteResult> writeOrDelete(String key, long token, byte[] value) {
@@ -203,49 +195,39 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
 
     @Override
     public CompletionStage<WriteResult> delete(String key, long token) {
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return writeOrDelete(key, token, null);
+        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> writeOrDelete(key, token, null));
     }
 
     /** Write and delete: a delete stores a NULL value, a tombstone that keeps the token. */
     private WriteResult guardedWrite(Connection c, String key, long token, byte[] value) throws SQLException {
-        GuardRow.Locked row = items.lock(c, key, false, timeoutSeconds);
+        ItemState row = items.lock(c, key, false, timeoutSeconds);
         if (row == null) {
+            // The decision on an absent item always applies: insert it decided (race-free).
             if (items.insertIfMissing(c, key, value, token, token, timeoutSeconds)) {
-                return new Applied(0);
+                return GuardDecision.write(rule, ItemState.ABSENT, token);
             }
             row = items.lockAfterLostRace(c, key, false, timeoutSeconds);
         }
-        if (!rule.admits(token, row.token(), row.fence())) {
-            return new Stale(row.token(), row.fence(), token);
+        WriteResult decision = GuardDecision.write(rule, row, token);
+        if (decision instanceof Applied) {
+            items.advance(c, key, value, token, timeoutSeconds);
         }
-        items.advance(c, key, value, token, timeoutSeconds);
-        return new Applied(row.token());
+        return decision;
     }
 
     @Override
     public CompletionStage<ReadResult> read(String key) {
-        try {
-            limits.checkKey(key);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return GuardInputs.checked(() -> limits.checkKey(key), () -> plainRead(key));
+    }
+
+    private CompletionStage<ReadResult> plainRead(String key) {
         Transactions.Work<ReadResult> select = c -> {
             try (PreparedStatement ps = c.prepareStatement(readSql)) {
                 ps.setQueryTimeout(timeoutSeconds);
                 items.bindKey(ps, 1, key);
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return new Missing(0, 0);
-                    }
-                    byte[] value = rs.getBytes(3);
-                    return value == null ? new Missing(rs.getLong(1), rs.getLong(2))
-                            : new Found(value, rs.getLong(1), rs.getLong(2));
+                    return GuardDecision.plainRead(rs.next()
+                            ? new ItemState(rs.getLong(1), rs.getLong(2), rs.getBytes(3)) : ItemState.ABSENT);
                 }
             }
         };
@@ -255,31 +237,27 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
 
     @Override
     public CompletionStage<ReadResult> fencedRead(String key, long token) {
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> guardedRead(key, token));
+    }
+
+    private CompletionStage<ReadResult> guardedRead(String key, long token) {
         if (oneStatement != null) {
             return tx.submitAutocommit(c -> oneStatement.fencedRead(c, key, token, timeoutSeconds));
         }
         return tx.submit(c -> {
-            GuardRow.Locked row = items.lock(c, key, true, timeoutSeconds);
+            ItemState row = items.lock(c, key, true, timeoutSeconds);
             if (row == null) {
                 // A fence-only row: from now on no token below this one can create the item.
                 if (items.insertIfMissing(c, key, null, 0, token, timeoutSeconds)) {
-                    return new Missing(0, token);
+                    return GuardDecision.fencedRead(ItemState.ABSENT, token);
                 }
                 row = items.lockAfterLostRace(c, key, true, timeoutSeconds);
             }
-            if (row.fence() > token) {
-                return new Stale(row.token(), row.fence(), token);
-            }
-            if (row.fence() < token) {
+            ReadResult decision = GuardDecision.fencedRead(row, token);
+            if (!(decision instanceof Stale) && GuardDecision.raisesFence(row, token)) {
                 items.raiseFence(c, key, token, timeoutSeconds);
             }
-            return row.value() == null ? new Missing(row.token(), token) : new Found(row.value(), row.token(), token);
+            return decision;
         });
     }
 
@@ -289,15 +267,10 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
      */
     @Override
     public CompletionStage<StatementResult> execute(String key, long token, NamedSql sql, Map<String, Object> params) {
-        List<Object> values;
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-            values = sql.bind(params == null ? Map.of() : params);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return tx.submit(c -> guarded(c, key, token, conn -> {
+        return GuardInputs.checked(() -> {
+            limits.checkGuarded(key, token);
+            return sql.bind(params == null ? Map.of() : params);
+        }, values -> tx.submit(c -> guarded(c, key, token, conn -> {
             try (PreparedStatement ps = conn.prepareStatement(sql.positional())) {
                 ps.setQueryTimeout(timeoutSeconds);
                 for (int i = 0; i < values.size(); i++) {
@@ -306,7 +279,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
                 ps.execute();
                 return Math.max(0, ps.getUpdateCount());
             }
-        }));
+        })));
     }
 
     /** The guard-row transaction body, shared with {@link GuardRowTransactions}: lock, check, run, advance. */
@@ -317,9 +290,9 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
 
     static <E extends Exception> StatementResult guarded(GuardRow fences, GuardRule rule, Connection c, String key,
             long token, GuardedWork<E> work, int timeoutSeconds) throws SQLException, E {
-        GuardRow.Locked row = fences.lockOrCreate(c, key, false, timeoutSeconds);
-        if (!rule.admits(token, row.token(), row.fence())) {
-            return new Stale(row.token(), row.fence(), token);
+        ItemState row = fences.lockOrCreate(c, key, false, timeoutSeconds);
+        if (GuardDecision.write(rule, row, token) instanceof Stale stale) {
+            return stale;
         }
         int rows = work.run(c);
         fences.advance(c, key, null, token, timeoutSeconds);

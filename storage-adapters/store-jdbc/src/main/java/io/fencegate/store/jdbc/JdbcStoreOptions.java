@@ -1,15 +1,16 @@
 package io.fencegate.store.jdbc;
 
-import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.GuardRule;
+import io.fencegate.store.OptionChecks;
 import io.fencegate.store.StoreLimits;
+import io.fencegate.store.StoreName;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Settings of a {@link JdbcGuardedStore}. Defaults are safe: strict guard, a connection attempt
  * gives up after 5 s, a statement after 10 s, so an unreachable database fails calls instead of
- * hanging them.
+ * hanging them. Fluent setters; {@link #validate()} checks everything at open, naming the option.
  */
 public final class JdbcStoreOptions {
 
@@ -25,20 +26,14 @@ public final class JdbcStoreOptions {
     private boolean migrate = true;
 
     /** The database, e.g. {@code jdbc:mariadb://127.0.0.1:3306/app}; needed only when the store builds its own pool. */
-    public JdbcStoreOptions jdbcUrl(String jdbcUrl) {
-        this.jdbcUrl = jdbcUrl;
-        return this;
-    }
+    public String jdbcUrl() { return jdbcUrl; }
+    public JdbcStoreOptions jdbcUrl(String jdbcUrl) { this.jdbcUrl = jdbcUrl; return this; }
 
-    public JdbcStoreOptions username(String username) {
-        this.username = username;
-        return this;
-    }
-
-    public JdbcStoreOptions password(String password) {
-        this.password = password;
-        return this;
-    }
+    /** Credentials of the store's own pool (unused over an application's data source). */
+    public String username() { return username; }
+    public JdbcStoreOptions username(String username) { this.username = username; return this; }
+    public String password() { return password; }
+    public JdbcStoreOptions password(String password) { this.password = password; return this; }
 
     /**
      * The store's name (default {@code "default"}; 1-64 of A-Z a-z 0-9 _ . -): the database /
@@ -46,95 +41,53 @@ public final class JdbcStoreOptions {
      * refused (items are keyed by the bare key, locks and API-key scopes by store). Several
      * stores, processes or gateways on one schema must use the same name. Also in thread names.
      */
-    public JdbcStoreOptions name(String name) {
-        this.name = StoreClaim.checkName(name);
-        return this;
-    }
+    public String name() { return name; }
+    public JdbcStoreOptions name(String name) { this.name = StoreName.check(name); return this; }
 
-    public JdbcStoreOptions rule(GuardRule rule) {
-        this.rule = Objects.requireNonNull(rule, "rule");
-        return this;
-    }
+    /** The guard rule (default {@link GuardRule#STRICT}). */
+    public GuardRule rule() { return rule; }
+    public JdbcStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule, "rule"); return this; }
 
-    public JdbcStoreOptions limits(StoreLimits limits) {
-        this.limits = Objects.requireNonNull(limits, "limits");
-        return this;
-    }
+    /** Key and value limits; lowered further to what the database can take. */
+    public StoreLimits limits() { return limits; }
+    public JdbcStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits, "limits"); return this; }
 
-    /** Connections of the store's own pool, and threads running its JDBC calls. */
-    public JdbcStoreOptions poolSize(int poolSize) {
-        this.poolSize = poolSize;
-        return this;
-    }
+    /** Connections of the store's own pool, and threads running its JDBC calls: 1..1000 (default 8). */
+    public int poolSize() { return poolSize; }
+    public JdbcStoreOptions poolSize(int poolSize) { this.poolSize = poolSize; return this; }
 
-    public JdbcStoreOptions connectTimeout(Duration connectTimeout) {
-        this.connectTimeout = connectTimeout;
-        return this;
-    }
+    /** Bound on getting a connection, at least 250 ms (default 5 s). */
+    public Duration connectTimeout() { return connectTimeout; }
+    public JdbcStoreOptions connectTimeout(Duration connectTimeout) { this.connectTimeout = connectTimeout; return this; }
 
-    public JdbcStoreOptions queryTimeout(Duration queryTimeout) {
-        this.queryTimeout = queryTimeout;
-        return this;
-    }
+    /** Bound on each statement, at least 1 s (default 10 s); a silent socket gives up 2 s later. */
+    public Duration queryTimeout() { return queryTimeout; }
+    public JdbcStoreOptions queryTimeout(Duration queryTimeout) { this.queryTimeout = queryTimeout; return this; }
 
     /** Whether the store applies fencegate's migrations at start (default true). */
-    public JdbcStoreOptions migrate(boolean migrate) {
-        this.migrate = migrate;
+    public boolean migrate() { return migrate; }
+    public JdbcStoreOptions migrate(boolean migrate) { this.migrate = migrate; return this; }
+
+    /**
+     * Checks every setting once, at open; the message names the option and its bad value. A
+     * {@link #jdbcUrl}, if set, must be a JDBC URL ({@link JdbcGuardedStore#open} requires one).
+     *
+     * @throws IllegalArgumentException on the first problem
+     */
+    public JdbcStoreOptions validate() {
+        if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:")) {
+            throw new IllegalArgumentException("jdbcUrl: must be a JDBC URL, was " + jdbcUrl);
+        }
+        StoreName.check(name);
+        OptionChecks.inRange("poolSize", poolSize, 1, 1000);
+        OptionChecks.atLeast("connectTimeout", connectTimeout, Duration.ofMillis(250));
+        OptionChecks.atLeast("queryTimeout", queryTimeout, Duration.ofSeconds(1));
         return this;
     }
 
-    String jdbcUrl() {
-        return jdbcUrl;
-    }
-
-    String username() {
-        return username;
-    }
-
-    String password() {
-        return password;
-    }
-
-    String name() {
-        return name;
-    }
-
-    GuardRule rule() {
-        return rule;
-    }
-
-    StoreLimits limits() {
-        return limits;
-    }
-
-    int poolSize() {
-        return poolSize;
-    }
-
-    Duration connectTimeout() {
-        return connectTimeout;
-    }
-
-    Duration queryTimeout() {
-        return queryTimeout;
-    }
-
-    boolean migrate() {
-        return migrate;
-    }
-
-    void validate(boolean needsUrl) {
-        if (needsUrl && (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:"))) {
-            throw new IllegalArgumentException("jdbcUrl must be a JDBC URL, was " + jdbcUrl);
-        }
-        if (poolSize < 1 || poolSize > 1000) {
-            throw new IllegalArgumentException("poolSize must be 1..1000, was " + poolSize);
-        }
-        if (connectTimeout == null || connectTimeout.toMillis() < 250) {
-            throw new IllegalArgumentException("connectTimeout must be at least 250 ms, was " + connectTimeout);
-        }
-        if (queryTimeout == null || queryTimeout.toSeconds() < 1) {
-            throw new IllegalArgumentException("queryTimeout must be at least 1 s, was " + queryTimeout);
-        }
+    /** {@link #validate()}, and a store that builds its own pool needs {@link #jdbcUrl}. */
+    JdbcStoreOptions validateForOwnPool() {
+        OptionChecks.required("jdbcUrl", jdbcUrl);
+        return validate();
     }
 }

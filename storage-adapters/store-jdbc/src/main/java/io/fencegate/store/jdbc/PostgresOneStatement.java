@@ -1,12 +1,10 @@
 package io.fencegate.store.jdbc;
 
 import io.fencegate.schema.PostgresGuardSql;
-import io.fencegate.store.Applied;
-import io.fencegate.store.Found;
-import io.fencegate.store.Missing;
-import io.fencegate.store.ReadResult;
+import io.fencegate.store.GuardDecision;
 import io.fencegate.store.GuardRule;
-import io.fencegate.store.Stale;
+import io.fencegate.store.ItemState;
+import io.fencegate.store.ReadResult;
 import io.fencegate.store.WriteResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,13 +22,19 @@ import java.sql.SQLException;
  * NOTHING waits for the winner to commit) and the statement reports neither update nor insert:
  * {@link #write} then answers null and the caller runs it again, and the new statement's
  * snapshot sees the row.
+ *
+ * <p>The SQL must decide inside the statement (that is what makes it one round trip); the
+ * answer is then taken from {@link GuardDecision} on the locked token and fence, which also
+ * checks that the SQL decided the same.
  */
 final class PostgresOneStatement {
 
     private static final String FENCED_READ_SQL = PostgresGuardSql.positional(PostgresGuardSql.FENCED_READ);
+    private final GuardRule rule;
     private final String sql;
 
     PostgresOneStatement(GuardRule rule) {
+        this.rule = rule;
         this.sql = PostgresGuardSql.positional(PostgresGuardSql.write(rule == GuardRule.STRICT));
     }
 
@@ -39,52 +43,54 @@ final class PostgresOneStatement {
      * token, or create a fence-only row. Null if a concurrent creator won: run it again.
      */
     ReadResult fencedRead(Connection c, String key, long token, int timeoutSeconds) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(FENCED_READ_SQL)) {
-            ps.setQueryTimeout(timeoutSeconds);
+        return run(c, FENCED_READ_SQL, timeoutSeconds, ps -> {
             ps.setString(1, key);
             ps.setLong(2, token);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                long current = rs.getLong(1);
-                boolean existed = !rs.wasNull();
-                long fence = rs.getLong(2);
-                byte[] value = rs.getBytes(3);
-                if (rs.getBoolean(4)) {
-                    return new Missing(0, token);
-                }
-                if (!existed) {
-                    return null;
-                }
-                if (fence > token) {
-                    return new Stale(current, fence, token);
-                }
-                return value == null ? new Missing(current, token)
-                        : new Found(value, current, token);
+        }, (rs, locked) -> {
+            if (rs.getBoolean(4)) { // inserted a fence-only row
+                return GuardDecision.fencedRead(ItemState.ABSENT, token);
             }
-        }
+            return locked == null ? null
+                    : GuardDecision.fencedRead(new ItemState(locked.token(), locked.fence(), rs.getBytes(3)), token);
+        });
     }
 
     /** The result, or null if a concurrent first writer won the insert: run it again. */
     WriteResult write(Connection c, String key, long token, byte[] value, int timeoutSeconds) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setQueryTimeout(timeoutSeconds);
+        return run(c, sql, timeoutSeconds, ps -> {
             ps.setString(1, key);
             ps.setBytes(2, value);
             ps.setLong(3, token);
+        }, (rs, locked) -> {
+            if (rs.getBoolean(4)) { // inserted the item
+                return GuardDecision.write(rule, ItemState.ABSENT, token, true);
+            }
+            return locked == null ? null : GuardDecision.write(rule, locked, token, rs.getBoolean(3));
+        });
+    }
+
+    @FunctionalInterface
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    /** Reads the answer row; {@code locked} is the row's token and fence, null if there was no row. */
+    @FunctionalInterface
+    private interface Answer<T> {
+        T read(ResultSet rs, ItemState locked) throws SQLException;
+    }
+
+    /** Runs one of the guard statements, whose answer starts with the locked row's token and fence. */
+    private static <T> T run(Connection c, String sql, int timeoutSeconds, Binder binder, Answer<T> answer)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setQueryTimeout(timeoutSeconds);
+            binder.bind(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 long current = rs.getLong(1);
-                boolean existed = !rs.wasNull();
-                long fence = rs.getLong(2);
-                boolean updated = rs.getBoolean(3);
-                boolean inserted = rs.getBoolean(4);
-                if (inserted) {
-                    return new Applied(0);
-                }
-                if (!existed) {
-                    return null;
-                }
-                return updated ? new Applied(current) : new Stale(current, fence, token);
+                ItemState locked = rs.wasNull() ? null : ItemState.of(current, rs.getLong(2));
+                return answer.read(rs, locked);
             }
         }
     }

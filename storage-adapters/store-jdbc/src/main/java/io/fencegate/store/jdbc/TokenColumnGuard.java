@@ -57,7 +57,11 @@ public final class TokenColumnGuard {
         return new TokenColumnGuard(token, null, rule);
     }
 
-    /** The WHERE condition admitting a write with {@code t} under the rule (DESIGN.md table). */
+    /**
+     * The WHERE condition admitting a write with {@code t} under the rule (DESIGN.md table): the
+     * rule of {@link io.fencegate.store.GuardDecision#write}, in SQL, because the application's
+     * own UPDATE decides in the database.
+     */
     public Condition admits(long t) {
         StoreLimits.checkToken(t);
         Condition byToken = rule == GuardRule.STRICT ? token.lt(t) : token.le(t);

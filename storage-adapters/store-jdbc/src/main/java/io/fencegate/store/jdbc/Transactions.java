@@ -1,5 +1,6 @@
 package io.fencegate.store.jdbc;
 
+import io.fencegate.store.StoreThreads;
 import io.fencegate.store.StoreUnavailableException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -14,7 +15,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
@@ -41,13 +41,8 @@ final class Transactions implements AutoCloseable {
         this.dataSource = dataSource;
         this.isolation = isolation;
         this.name = name;
-        AtomicInteger n = new AtomicInteger();
         this.executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(100_000),
-                r -> {
-                    Thread t = new Thread(r, "fencegate-jdbc-" + name + "-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+                StoreThreads.daemons("fencegate-jdbc-" + name));
     }
 
     /** Runs {@code work} in one transaction on the store's threads; commits unless it threw. */
@@ -137,8 +132,12 @@ final class Transactions implements AutoCloseable {
     }
 
     private static boolean isRetryable(SQLException e) {
-        String state = e.getSQLState();
-        return "40001".equals(state) || "40P01".equals(state);
+        return isRetryable(e.getSQLState());
+    }
+
+    /** A serialization failure or a broken deadlock: the whole transaction rolled back, run it again. */
+    static boolean isRetryable(String sqlState) {
+        return "40001".equals(sqlState) || "40P01".equals(sqlState);
     }
 
     /** The single translation of SQL failures into the store's failure kinds. */
@@ -155,14 +154,6 @@ final class Transactions implements AutoCloseable {
 
     @Override
     public void close() {
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        StoreThreads.shutdown(executor);
     }
 }

@@ -9,13 +9,13 @@ import static io.fencegate.schema.PostgresGuardSql.READ;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.schema.PostgresGuardSql;
 import io.fencegate.schema.StoreClaim;
-import io.fencegate.store.Applied;
 import io.fencegate.store.Executed;
-import io.fencegate.store.Found;
+import io.fencegate.store.GuardDecision;
+import io.fencegate.store.GuardInputs;
 import io.fencegate.store.GuardRule;
+import io.fencegate.store.ItemState;
 import io.fencegate.store.GuardedStatements;
 import io.fencegate.store.GuardedStore;
-import io.fencegate.store.Missing;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.ReadResult;
 import io.fencegate.store.Stale;
@@ -36,7 +36,6 @@ import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -75,10 +74,13 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     /**
      * Opens the store and claims its schema for {@link PgStoreOptions#name()}: blocks until the
      * claim is read (bounded by the connect and operation timeouts), so call it off any event
-     * loop. Refused with {@link StoreClaimedException} if the schema belongs to a store with
-     * another name; with {@link StoreUnavailableException} if the server cannot be reached.
+     * loop. Refused with {@link IllegalArgumentException} naming the option if {@code options}
+     * do not {@link PgStoreOptions#validate validate}; with {@link StoreClaimedException} if the
+     * schema belongs to a store with another name; with {@link StoreUnavailableException} if the
+     * server cannot be reached.
      */
     public static PgGuardedStore open(Vertx vertx, PgStoreOptions options) {
+        options.validate();
         PgConnectOptions connect = new PgConnectOptions()
                 .setHost(options.host()).setPort(options.port()).setDatabase(options.database())
                 .setUser(options.user()).setPassword(options.password())
@@ -140,25 +142,13 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
 
     @Override
     public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-            limits.checkValue(value);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return bounded(guardedWrite(key, token, Buffer.buffer(value), 0));
+        return GuardInputs.checked(() -> limits.checkWrite(key, token, value),
+                () -> bounded(guardedWrite(key, token, Buffer.buffer(value), 0)));
     }
 
     @Override
     public CompletionStage<WriteResult> delete(String key, long token) {
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return bounded(guardedWrite(key, token, null, 0));
+        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> bounded(guardedWrite(key, token, null, 0)));
     }
 
     private Future<WriteResult> guardedWrite(String key, long token, Buffer value, int attempt) {
@@ -166,61 +156,47 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
             Row r = rows.iterator().next();
             Long current = r.getLong(0);
             if (r.getBoolean(3)) {
-                return Future.succeededFuture(new Applied(0));
+                return Future.succeededFuture(GuardDecision.write(options.rule(), ItemState.ABSENT, token, true));
             }
             if (current == null) { // a concurrent first writer won the insert: run it again
                 return retry(attempt, key, () -> guardedWrite(key, token, value, attempt + 1));
             }
-            return Future.succeededFuture(r.getBoolean(2) ? new Applied(current) : new Stale(current, r.getLong(1), token));
+            // The SQL decided (one round trip); the answer is GuardDecision's, checked against it.
+            return Future.succeededFuture(
+                    GuardDecision.write(options.rule(), ItemState.of(current, r.getLong(1)), token, r.getBoolean(2)));
         });
     }
 
     @Override
     public CompletionStage<ReadResult> read(String key) {
-        try {
-            limits.checkKey(key);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return bounded(pool.preparedQuery(READ).execute(Tuple.of(key)).map(rows -> {
-            if (rows.size() == 0) {
-                return new Missing(0, 0);
-            }
-            Row r = rows.iterator().next();
-            Buffer value = r.getBuffer(0);
-            return value == null ? new Missing(r.getLong(1), r.getLong(2))
-                    : new Found(value.getBytes(), r.getLong(1), r.getLong(2));
-        }));
+        return GuardInputs.checked(() -> limits.checkKey(key), () -> bounded(pool.preparedQuery(READ).execute(Tuple.of(key))
+                .map(rows -> GuardDecision.plainRead(rows.size() == 0 ? ItemState.ABSENT : item(rows.iterator().next())))));
+    }
+
+    /** A row of {@code SELECT val, token, fence}. */
+    private static ItemState item(Row r) {
+        Buffer value = r.getBuffer(0);
+        return new ItemState(r.getLong(1), r.getLong(2), value == null ? null : value.getBytes());
     }
 
     @Override
     public CompletionStage<ReadResult> fencedRead(String key, long token) {
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return bounded(fenced(key, token, 0));
+        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> bounded(fenced(key, token, 0)));
     }
 
     private Future<ReadResult> fenced(String key, long token, int attempt) {
         return pool.preparedQuery(FENCED_READ).execute(Tuple.of(key, token)).compose(rows -> {
             Row r = rows.iterator().next();
             if (r.getBoolean(3)) {
-                return Future.succeededFuture(new Missing(0, token));
+                return Future.succeededFuture(GuardDecision.fencedRead(ItemState.ABSENT, token));
             }
             Long current = r.getLong(0);
             if (current == null) {
                 return retry(attempt, key, () -> fenced(key, token, attempt + 1));
             }
-            long fence = r.getLong(1);
-            if (fence > token) {
-                return Future.succeededFuture(new Stale(current, fence, token));
-            }
             Buffer value = r.getBuffer(2);
-            return Future.succeededFuture(value == null ? new Missing(current, token)
-                    : new Found(value.getBytes(), current, token));
+            return Future.succeededFuture(GuardDecision.fencedRead(
+                    new ItemState(current, r.getLong(1), value == null ? null : value.getBytes()), token));
         });
     }
 
@@ -230,24 +206,22 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
      */
     @Override
     public CompletionStage<StatementResult> execute(String key, long token, NamedSql sql, Map<String, Object> params) {
-        Tuple bound;
-        try {
-            limits.checkKey(key);
-            StoreLimits.checkToken(token);
-            bound = Tuple.from(sql.bind(params));
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        String statement = sql.dollarNumbered();
-        Future<StatementResult> done = pool.withTransaction(conn -> conn.preparedQuery(CREATE_GUARD_ROW)
+        return GuardInputs.checked(() -> {
+            limits.checkGuarded(key, token);
+            return Tuple.from(sql.bind(params));
+        }, bound -> bounded(guarded(key, token, sql.dollarNumbered(), bound)));
+    }
+
+    private Future<StatementResult> guarded(String key, long token, String statement, Tuple bound) {
+        return pool.withTransaction(conn -> conn.preparedQuery(CREATE_GUARD_ROW)
                 .execute(Tuple.of(key))
                 .compose(created -> conn.preparedQuery(LOCK_GUARD_ROW).execute(Tuple.of(key)))
                 .compose(locked -> {
                     Row guard = locked.iterator().next();
                     long current = guard.getLong(0);
-                    long fence = guard.getLong(1);
-                    if (!options.rule().admits(token, current, fence)) {
-                        return Future.succeededFuture(new Stale(current, fence, token));
+                    if (GuardDecision.write(options.rule(), ItemState.of(current, guard.getLong(1)), token)
+                            instanceof Stale stale) {
+                        return Future.succeededFuture(stale);
                     }
                     return conn.preparedQuery(statement).execute(bound)
                             .recover(e -> Future.failedFuture(e instanceof PgException pg && !unavailable(pg)
@@ -255,7 +229,6 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
                             .compose(ran -> conn.preparedQuery(ADVANCE_GUARD_ROW).execute(Tuple.of(key, token))
                                     .map(advanced -> (StatementResult) new Executed(current, ran.rowCount())));
                 }));
-        return bounded(done);
     }
 
     private <T> Future<T> retry(int attempt, String key, java.util.function.Supplier<Future<T>> again) {

@@ -1,12 +1,16 @@
 package io.fencegate.store.postgres;
 
-import io.fencegate.schema.StoreClaim;
 import io.fencegate.store.GuardRule;
+import io.fencegate.store.OptionChecks;
 import io.fencegate.store.StoreLimits;
+import io.fencegate.store.StoreName;
 import java.time.Duration;
 import java.util.Objects;
 
-/** Where the reactive Postgres store connects and how it behaves. Fluent setters, sane defaults. */
+/**
+ * Where the reactive Postgres store connects and how it behaves. Fluent setters, sane defaults;
+ * {@link #validate()} checks everything at open, naming the option.
+ */
 public final class PgStoreOptions {
     private String host = "127.0.0.1";
     private int port = 5432;
@@ -27,17 +31,19 @@ public final class PgStoreOptions {
      * JDBC, is refused: items are keyed by the bare key, locks and API-key scopes by store.
      */
     public String name() { return name; }
-    public PgStoreOptions name(String name) { this.name = StoreClaim.checkName(name); return this; }
+    public PgStoreOptions name(String name) { this.name = StoreName.check(name); return this; }
 
     public String host() { return host; }
     public PgStoreOptions host(String host) { this.host = Objects.requireNonNull(host); return this; }
 
+    /** The server's port, 1..65535 (default 5432). */
     public int port() { return port; }
     public PgStoreOptions port(int port) { this.port = port; return this; }
 
     public String database() { return database; }
     public PgStoreOptions database(String database) { this.database = Objects.requireNonNull(database); return this; }
 
+    /** The role to log in as (default {@code postgres}); the password defaults to empty. */
     public String user() { return user; }
     public PgStoreOptions user(String user) { this.user = Objects.requireNonNull(user); return this; }
 
@@ -48,6 +54,7 @@ public final class PgStoreOptions {
     public String schema() { return schema; }
     public PgStoreOptions schema(String schema) { this.schema = schema; return this; }
 
+    /** Connections in the pool, 1..1000 (default 8); each carries up to 256 pipelined statements. */
     public int poolSize() { return poolSize; }
     public PgStoreOptions poolSize(int poolSize) { this.poolSize = poolSize; return this; }
 
@@ -59,10 +66,31 @@ public final class PgStoreOptions {
     public Duration operationTimeout() { return operationTimeout; }
     public PgStoreOptions operationTimeout(Duration operationTimeout) { this.operationTimeout = operationTimeout; return this; }
 
+    /** The guard rule (default {@link GuardRule#STRICT}). */
     public GuardRule rule() { return rule; }
     public PgStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule); return this; }
 
     /** Keys are further capped at the key column, {@code FencegateSchema.MAX_KEY_BYTES}. */
     public StoreLimits limits() { return limits; }
     public PgStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits); return this; }
+
+    /**
+     * Checks every setting once, at open; the message names the option and its bad value.
+     *
+     * @throws IllegalArgumentException on the first problem
+     */
+    public PgStoreOptions validate() {
+        StoreName.check(name);
+        OptionChecks.notBlank("host", host);
+        OptionChecks.inRange("port", port, 1, 65535);
+        OptionChecks.notBlank("database", database);
+        OptionChecks.notBlank("user", user);
+        if (schema != null) {
+            OptionChecks.notBlank("schema", schema);
+        }
+        OptionChecks.inRange("poolSize", poolSize, 1, 1000);
+        OptionChecks.atLeast("connectTimeout", connectTimeout, Duration.ofMillis(1));
+        OptionChecks.atLeast("operationTimeout", operationTimeout, Duration.ofMillis(1));
+        return this;
+    }
 }

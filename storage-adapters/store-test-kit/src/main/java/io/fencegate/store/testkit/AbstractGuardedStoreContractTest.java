@@ -90,7 +90,7 @@ public abstract class AbstractGuardedStoreContractTest {
     protected abstract LeaseIssuer newLeaseIssuer() throws Exception;
 
     private final String prefix = "contract-" + UUID.randomUUID().toString().substring(0, 8) + "/";
-    private final List<AutoCloseable> toClose = Collections.synchronizedList(new ArrayList<>());
+    private final TestResources resources = new TestResources();
 
     /** A key under this test's own random prefix. */
     protected String key(String name) {
@@ -98,8 +98,7 @@ public abstract class AbstractGuardedStoreContractTest {
     }
 
     protected final <T extends AutoCloseable> T closeAfter(T resource) {
-        toClose.add(resource);
-        return resource;
+        return resources.add(resource);
     }
 
     protected final GuardedStore store(GuardRule rule) throws Exception {
@@ -110,12 +109,7 @@ public abstract class AbstractGuardedStoreContractTest {
 
     @AfterEach
     void closeResources() throws Exception {
-        List<AutoCloseable> all = new ArrayList<>(toClose);
-        Collections.reverse(all);
-        toClose.clear();
-        for (AutoCloseable c : all) {
-            c.close();
-        }
+        resources.closeAll();
     }
 
     // ---------------------------------------------------------------- guard rules, one writer

@@ -26,6 +26,12 @@
  * }
  * }</pre>
  *
+ * <p>A store that also offers named statements under a guard row
+ * ({@link io.fencegate.store.GuardedStatements}) has a second suite,
+ * {@link io.fencegate.store.testkit.AbstractGuardedStatementsContractTest}, in a class of its own:
+ * it supplies {@code newStatements(rule)} and plain SQL on its namespace
+ * ({@code adminExecute}, {@code adminQueryLong}); each test creates and drops its own table.
+ *
  * <p>Tests use keys under a random prefix per test, so stores of one class may share data.
  * {@link io.fencegate.store.testkit.TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
  * a loopback TCP link for outage tests of an adapter's own. The counter test takes its tokens

@@ -1,6 +1,7 @@
 package io.fencegate.store.files.provider;
 
 import io.fencegate.store.files.FilesGuardedStore;
+import io.fencegate.store.files.FilesStoreOptions;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.Settings;
@@ -27,6 +28,7 @@ public final class FilesStoreProvider implements StoreProvider<FilesStoreSetting
         if (!Files.isDirectory(dir)) {
             throw new InvalidSettingException("dir", "no such directory: " + dir.toAbsolutePath());
         }
-        return OpenedStore.of(FilesGuardedStore.open(dir, context.name(), Settings.rule("rule", settings.rule())));
+        return OpenedStore.of(FilesGuardedStore.open(new FilesStoreOptions()
+                .root(dir).name(context.name()).rule(Settings.rule("rule", settings.rule()))));
     }
 }
