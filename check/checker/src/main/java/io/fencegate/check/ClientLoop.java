@@ -6,6 +6,8 @@ import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.Stale;
 import io.fencegate.client.WriteOutcome;
+import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -163,9 +165,20 @@ final class ClientLoop implements Runnable {
         history.add(new Op(id, f, key, token, value, prior, t0, Clock.nowUs(), outcome, note));
     }
 
-    /** A 4xx is a refusal: nothing happened. Anything else (5xx, timeout, broken link) may have applied. */
+    /**
+     * A 4xx is a refusal, and a connection that was never made (refused, or its connect timed out)
+     * carried no request: nothing happened. Anything else (5xx, timeout, broken link) may have applied.
+     */
     static Outcome failure(Exception e) {
-        return e instanceof FencegateException fe && fe.status() >= 400 && fe.status() < 500 ? Outcome.FAIL : Outcome.UNKNOWN;
+        if (e instanceof FencegateException fe) {
+            return fe.status() >= 400 && fe.status() < 500 ? Outcome.FAIL : Outcome.UNKNOWN;
+        }
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
+                return Outcome.FAIL;
+            }
+        }
+        return Outcome.UNKNOWN;
     }
 
     static String describe(Exception e) {
