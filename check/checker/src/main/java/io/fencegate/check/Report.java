@@ -124,7 +124,7 @@ public final class Report {
 
     /** An SVG timeline: a band per fault kind, and below it ok / fail / unknown counts per second, violations in red. */
     static String timeline(History history, Summary summary) {
-        List<Op> ops = history.ops().stream().filter(o -> counted(Workload.valueOf(summary.workload().toUpperCase().replace('-', '_')), o)).toList();
+        List<Op> ops = history.ops().stream().filter(o -> counted(Workload.parse(summary.workload()), o)).toList();
         List<Fault> faults = history.faults();
         if (ops.isEmpty()) {
             return "<!doctype html><title>fencegate check</title><p>No operations.</p>";

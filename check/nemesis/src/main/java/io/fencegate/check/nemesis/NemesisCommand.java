@@ -61,10 +61,23 @@ public final class NemesisCommand implements Callable<Integer> {
             System.err.println("fencegate nemesis: --profile: expected bounded or long, got '" + profile + "'");
             return Report.PROVED_NOTHING;
         }
+        List<Deployment.Backend> chosen = new ArrayList<>();
+        for (String b : backends) {
+            try {
+                chosen.add(Deployment.Backend.parse(b));
+            } catch (IllegalArgumentException e) {
+                System.err.println("fencegate nemesis: --backends: expected zk-postgres or redis-mariadb, got '" + b + "'");
+                return Report.PROVED_NOTHING;
+            }
+        }
+        if (phaseSeconds != null && phaseSeconds < 5) {
+            System.err.println("fencegate nemesis: --seconds: at least 5, got " + phaseSeconds);
+            return Report.PROVED_NOTHING;
+        }
         int seconds = phaseSeconds != null ? phaseSeconds : longRun ? 300 : 15;
         long intervalMs = longRun ? 6000 : 2500;
-        for (String b : backends) {
-            runBackend(Deployment.Backend.parse(b), seconds, intervalMs);
+        for (Deployment.Backend b : chosen) {
+            runBackend(b, seconds, intervalMs);
         }
         String table = table(results);
         System.out.print(table);
@@ -73,17 +86,20 @@ public final class NemesisCommand implements Callable<Integer> {
         return exitCode(results);
     }
 
+    /** 1 if an honest run found a violation; else 2 if any run proved nothing (a control included); else 0. */
     static int exitCode(List<Result> results) {
-        int code = Report.VALID;
+        boolean violation = false;
+        boolean provedNothing = false;
         for (Result r : results) {
-            boolean control = !r.summary().control().equals("none");
-            int c = r.summary().exitCode();
-            if (control) {
-                c = c == Report.VIOLATIONS ? Report.VALID : Report.PROVED_NOTHING; // a control must fail
+            int code = r.summary().exitCode();
+            if (!r.summary().control().equals("none")) {
+                provedNothing |= code != Report.VIOLATIONS; // a control must fail
+            } else {
+                violation |= code == Report.VIOLATIONS;
+                provedNothing |= code == Report.PROVED_NOTHING;
             }
-            code = Math.max(code == Report.VIOLATIONS ? 3 : code, c == Report.VIOLATIONS ? 3 : c); // violations win
         }
-        return code == 3 ? Report.VIOLATIONS : code;
+        return violation ? Report.VIOLATIONS : provedNothing ? Report.PROVED_NOTHING : Report.VALID;
     }
 
     void runBackend(Deployment.Backend backend, int seconds, long intervalMs) throws Exception {
