@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import picocli.CommandLine;
@@ -193,7 +195,7 @@ public final class NemesisCommand implements Callable<Integer> {
         results.add(new Result(d.backend.label(), name, summary));
     }
 
-    /** One markdown table of every run, then one of faults by kind. */
+    /** One markdown table of every run, one of faults by kind over all workloads, then one per workload. */
     static String table(List<Result> results) {
         StringBuilder b = new StringBuilder("| backends | run | ops | ok | fail | unknown | violations | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (Result r : results) {
@@ -201,7 +203,22 @@ public final class NemesisCommand implements Callable<Integer> {
             b.append(String.format("| %s | %s | %d | %d | %d | %d | %d | %s |%n", r.backend(), r.name(), s.ops(), s.ok(), s.fail(),
                     s.unknown(), s.violationCount(), s.verdict()));
         }
-        b.append("\n| backends | fault | injected | seconds | ops during | ok | fail | unknown | violations |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        b.append("\n| backends | fault (all workloads) | injected | seconds | ops during | ok | fail | unknown | violations |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        Map<String, double[]> byKind = new TreeMap<>();
+        for (Result r : results) {
+            if (r.summary().control().equals("none")) {
+                for (Report.Row f : r.summary().faults()) {
+                    double[] t = byKind.computeIfAbsent(r.backend() + " | " + f.name(), k -> new double[7]);
+                    double[] add = {f.injected(), f.seconds(), f.ops(), f.ok(), f.fail(), f.unknown(), f.violations()};
+                    for (int i = 0; i < t.length; i++) {
+                        t[i] += add[i];
+                    }
+                }
+            }
+        }
+        byKind.forEach((k, t) -> b.append(String.format("| %s | %d | %.1f | %d | %d | %d | %d | %d |%n", k, (long) t[0], t[1],
+                (long) t[2], (long) t[3], (long) t[4], (long) t[5], (long) t[6])));
+        b.append("\n| backends | fault (per workload) | injected | seconds | ops during | ok | fail | unknown | violations |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (Result r : results) {
             if (!r.summary().control().equals("none")) {
                 continue;
