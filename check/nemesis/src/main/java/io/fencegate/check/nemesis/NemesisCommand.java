@@ -1,5 +1,6 @@
 package io.fencegate.check.nemesis;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fencegate.check.Checker;
 import io.fencegate.check.Clock;
 import io.fencegate.check.Control;
@@ -10,6 +11,7 @@ import io.fencegate.check.RunOptions;
 import io.fencegate.check.Runner;
 import io.fencegate.check.Verdict;
 import io.fencegate.check.Workload;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,6 +49,9 @@ public final class NemesisCommand implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "nemesis-results", description = "results folder")
     Path out;
 
+    @Option(names = "--tables-of", split = ",", description = "print the tables of finished runs (their --out folders) and exit")
+    List<Path> finished;
+
     /** One judged run: a workload phase or a control. */
     public record Result(String backend, String name, Report.Summary summary) {}
 
@@ -58,6 +63,13 @@ public final class NemesisCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (finished != null) {
+            for (Path dir : finished) {
+                results.addAll(readResults(dir));
+            }
+            System.out.print(table(results));
+            return exitCode(results);
+        }
         boolean longRun = profile.equals("long");
         if (!longRun && !profile.equals("bounded")) {
             System.err.println("fencegate nemesis: --profile: expected bounded or long, got '" + profile + "'");
@@ -135,6 +147,23 @@ public final class NemesisCommand implements Callable<Integer> {
             Runtime.getRuntime().removeShutdownHook(cleanUp);
         }
     }
+
+    /** The results a finished run left in its folder: {@code <backend>/<run>/summary.json}. */
+    static List<Result> readResults(Path dir) throws IOException {
+        List<Result> found = new ArrayList<>();
+        for (Deployment.Backend b : Deployment.Backend.values()) {
+            for (String run : List.of("counter", "lock-set", "mutex", "control-plain-reads", "control-bypass-guard")) {
+                Path summary = dir.resolve(b.label()).resolve(run).resolve("summary.json");
+                if (Files.exists(summary)) {
+                    found.add(new Result(b.label(), run.startsWith("control-") ? "control " + run.substring("control-".length()) : run,
+                            JSON.readValue(summary.toFile(), Report.Summary.class)));
+                }
+            }
+        }
+        return found;
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static void closeQuietly(AutoCloseable c) {
         try {
