@@ -1,0 +1,120 @@
+package io.fencegate.check;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code fencegate check}: runs a workload against a live deployment, checks the history and exits
+ * 0 (no violation), 1 (violations) or 2 (the run proved nothing).
+ */
+@Command(name = "fencegate check", mixinStandardHelpOptions = true,
+        description = "Runs a workload against live gateways, records every operation and checks the history.")
+public final class CheckCommand implements Callable<Integer> {
+
+    @Option(names = "--url", required = true, split = ",", description = "gateway base URLs, comma-separated")
+    List<URI> urls;
+
+    @Option(names = "--workload", required = true, description = "counter, lock-set or mutex")
+    String workload;
+
+    @Option(names = "--seconds", defaultValue = "60", description = "how long the clients run (default 60)")
+    int seconds;
+
+    @Option(names = "--clients", defaultValue = "16", description = "client threads (default 16)")
+    int clients;
+
+    @Option(names = "--first-client", defaultValue = "0", description = "number of the first client (when several processes share a run)")
+    int firstClient;
+
+    @Option(names = "--store", defaultValue = "main", description = "the store the items live in (default main)")
+    String store;
+
+    @Option(names = "--key-prefix", description = "prefix of every key (default: check-<random>, fresh items)")
+    String keyPrefix;
+
+    @Option(names = "--keys", defaultValue = "4", description = "items (locks) the clients contend on (default 4)")
+    int keys;
+
+    @Option(names = "--ttl-ms", defaultValue = "1000", description = "lease ttl (default 1000)")
+    long ttlMs;
+
+    @Option(names = "--think-ms", defaultValue = "20", description = "up to this long between read and write (default 20)")
+    long thinkMs;
+
+    @Option(names = "--pause-chance", defaultValue = "0.05", description = "how often a client pauses past its ttl (default 0.05)")
+    double pauseChance;
+
+    @Option(names = "--control", defaultValue = "none", description = "none, plain-reads or bypass-guard: a broken client that must show violations")
+    String control;
+
+    @Option(names = "--bypass-jdbc-url", description = "bypass-guard: the JDBC URL of the store's database")
+    String bypassUrl;
+
+    @Option(names = "--bypass-user", defaultValue = "", description = "bypass-guard: its user")
+    String bypassUser;
+
+    @Option(names = "--bypass-password", defaultValue = "", description = "bypass-guard: its password")
+    String bypassPassword;
+
+    @Option(names = "--api-key", description = "an API key, if the gateways require one")
+    String apiKey;
+
+    @Option(names = "--out", defaultValue = "check-results", description = "where history.json, summary.json and timeline.html go")
+    Path out;
+
+    @Option(names = "--record-only", description = "write the history and exit 0 without judging it (the nemesis harness merges processes' histories)")
+    boolean recordOnly;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    public static int execute(String... args) {
+        return new CommandLine(new CheckCommand())
+                .setParameterExceptionHandler((e, a) -> {
+                    System.err.println("fencegate check: " + e.getMessage());
+                    return Report.PROVED_NOTHING;
+                })
+                .execute(args);
+    }
+
+    RunOptions options() {
+        List<String> bypass = bypassUrl == null ? List.of() : new ArrayList<>(Arrays.asList(bypassUrl, bypassUser, bypassPassword));
+        return new RunOptions(urls, Workload.parse(workload), seconds, clients, firstClient, store,
+                keyPrefix != null ? keyPrefix : "check-" + UUID.randomUUID().toString().substring(0, 8), keys, ttlMs,
+                thinkMs, pauseChance, Control.parse(control), bypass, apiKey).validate();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        RunOptions options;
+        try {
+            options = options();
+        } catch (IllegalArgumentException e) {
+            System.err.println("fencegate check: " + e.getMessage());
+            return Report.PROVED_NOTHING;
+        }
+        System.err.printf("fencegate check: %s, %d clients on %s for %d s (keys %s/*, control %s)%n", options.workload().label(),
+                options.clients(), options.gateways(), options.seconds(), options.keyPrefix(), options.control().label());
+        History history = Runner.run(options);
+        if (recordOnly) {
+            history.write(out);
+            return 0;
+        }
+        Runner.finalReads(history, options.gateways(), apiKey, store);
+        Verdict verdict = Checker.check(options.workload(), history.ops(), history.faults());
+        Report.Summary summary = Report.summarize(verdict, options.control(), history.ops(), history.faults());
+        Report.write(out, history, summary);
+        System.out.print(Report.tables(summary));
+        System.out.println("history, summary and timeline in " + out.toAbsolutePath());
+        return summary.exitCode();
+    }
+}

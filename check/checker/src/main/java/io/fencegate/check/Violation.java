@@ -1,0 +1,12 @@
+package io.fencegate.check;
+
+/** One broken property, with the key it broke on, when, and the operations that show it. */
+public record Violation(String kind, String key, long atUs, String detail) {
+
+    public static final String LOST_UPDATE = "lost-update";
+    public static final String DUPLICATE_VALUE = "duplicate-value";
+    public static final String LOST_ADD = "lost-add";
+    public static final String TWO_LIVE_LEASES = "two-live-leases";
+    public static final String TOKEN_ORDER = "token-order";
+    public static final String STALE_ACK = "stale-ack";
+}

@@ -1,0 +1,139 @@
+package io.fencegate.check.nemesis;
+
+import io.fencegate.check.Clock;
+import io.fencegate.check.Fault;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+/**
+ * Injects faults on a schedule, one at a time, round-robin over the kinds the deployment has, and
+ * logs each with its start and end. Client pauses need the client processes, which change from
+ * phase to phase: {@link #clients} supplies the current ones.
+ */
+final class Nemesis implements Runnable {
+    interface Action {
+        String run() throws Exception; // does the fault and heals it; answers a detail for the log
+    }
+
+    record Kind(String name, Action action) {}
+
+    private final List<Kind> kinds = new ArrayList<>();
+    private final List<Fault> faults = new CopyOnWriteArrayList<>();
+    private final long intervalMs;
+    private final SplittableRandom random = new SplittableRandom();
+    private volatile boolean stopped;
+
+    Nemesis(Deployment d, Supplier<List<ChildProcess>> clients, long ttlMs, long intervalMs) {
+        this.intervalMs = intervalMs;
+        kinds.add(new Kind("client-pause", () -> {
+            List<ChildProcess> now = clients.get();
+            if (now.isEmpty()) {
+                return null;
+            }
+            ChildProcess c = now.get(random.nextInt(now.size()));
+            long ms = 2 * ttlMs + random.nextLong(ttlMs);
+            c.stop(); // SIGSTOP: every client thread in it freezes mid-step, leases in hand
+            Thread.sleep(ms);
+            c.cont();
+            return c.name() + " SIGSTOP for " + ms + " ms";
+        }));
+        kinds.add(new Kind("gateway-kill", () -> {
+            int i = random.nextInt(d.gateways.size());
+            d.gateways.get(i).kill9();
+            Thread.sleep(500);
+            d.gateways.get(i).startAgain();
+            d.awaitGateway(i, 120);
+            return "gateway" + i + " kill -9, restarted";
+        }));
+        kinds.add(new Kind("db-link-cut", () -> {
+            d.proxy.cut();
+            Thread.sleep(2000);
+            d.proxy.restore();
+            return "gateway-database link cut for 2 s";
+        }));
+        kinds.add(new Kind("db-link-delay", () -> {
+            d.proxy.stall();
+            Thread.sleep(1500);
+            d.proxy.restore();
+            return "gateway-database link stalled for 1.5 s";
+        }));
+        if (d.zookeeper != null) {
+            kinds.add(new Kind("zk-leader-kill", () -> {
+                ChildProcess leader = d.zookeeper.killLeader();
+                Thread.sleep(1000);
+                leader.startAgain();
+                d.zookeeper.awaitLeader(60);
+                return leader.name() + " (leader) kill -9, restarted";
+            }));
+            kinds.add(new Kind("zk-session-expiry", () -> {
+                int i = random.nextInt(d.gateways.size());
+                d.gateways.get(i).stop(); // past its 3 s session timeout: the ensemble expires the session
+                Thread.sleep(5000);
+                d.gateways.get(i).cont();
+                return "gateway" + i + " SIGSTOP for 5 s, past its 3 s session";
+            }));
+        }
+        if (d.redis != null) {
+            kinds.add(new Kind("redis-rollback-rdb", () -> {
+                d.redis.rollbackToSnapshot();
+                return "kill -9, restarted from the older RDB snapshot";
+            }));
+            kinds.add(new Kind("redis-flushall", () -> {
+                d.redis.flushAll();
+                d.redis.snapshot(); // the next rollback goes back to here
+                return "FLUSHALL";
+            }));
+            kinds.add(new Kind("redis-kill9-aof", () -> {
+                d.redis.kill9AndRestartFromAof();
+                return "kill -9, restarted from the AOF (everysec)";
+            }));
+        }
+    }
+
+    List<String> kindNames() {
+        return kinds.stream().map(Kind::name).toList();
+    }
+
+    List<Fault> faults() {
+        return List.copyOf(faults);
+    }
+
+    void stop() {
+        stopped = true;
+    }
+
+    @Override
+    public void run() {
+        int next = 0;
+        while (!stopped) {
+            sleep(intervalMs / 2 + random.nextLong(intervalMs));
+            if (stopped) {
+                return;
+            }
+            Kind kind = kinds.get(next++ % kinds.size());
+            long start = Clock.nowUs();
+            String detail;
+            try {
+                detail = kind.action().run();
+            } catch (Exception e) {
+                detail = "FAILED to inject: " + e;
+                System.err.println("nemesis: " + kind.name() + " " + detail);
+            }
+            if (detail != null) {
+                faults.add(new Fault(kind.name(), start, Clock.nowUs(), detail));
+                System.err.println("nemesis: " + kind.name() + ": " + detail);
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

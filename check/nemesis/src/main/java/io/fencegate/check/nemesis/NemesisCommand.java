@@ -1,0 +1,262 @@
+package io.fencegate.check.nemesis;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fencegate.check.Checker;
+import io.fencegate.check.Clock;
+import io.fencegate.check.Control;
+import io.fencegate.check.Fault;
+import io.fencegate.check.History;
+import io.fencegate.check.Report;
+import io.fencegate.check.RunOptions;
+import io.fencegate.check.Runner;
+import io.fencegate.check.Verdict;
+import io.fencegate.check.Workload;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code fencegate nemesis}: starts its own deployments (ZooKeeper ensemble + Postgres, Redis +
+ * MariaDB, two gateways each), runs every workload in client processes while faults are injected,
+ * then the controls, and judges each. Exit 0: no violation and every control failed as it must;
+ * 1: a violation; 2: something proved nothing.
+ */
+@Command(name = "fencegate nemesis", mixinStandardHelpOptions = true,
+        description = "Runs the workloads under injected faults on deployments it starts itself.")
+public final class NemesisCommand implements Callable<Integer> {
+    static final int CLIENT_PROCESSES = 2;
+    static final int CLIENTS_PER_PROCESS = 8;
+
+    @Option(names = "--profile", defaultValue = "bounded", description = "bounded (CI, about 3 minutes) or long (30 minutes)")
+    String profile;
+
+    @Option(names = "--backends", split = ",", defaultValue = "zk-postgres,redis-mariadb", description = "zk-postgres, redis-mariadb")
+    List<String> backends;
+
+    @Option(names = "--seconds", description = "seconds per workload phase (bounded 15, long 300)")
+    Integer phaseSeconds;
+
+    @Option(names = "--out", defaultValue = "nemesis-results", description = "results folder")
+    Path out;
+
+    @Option(names = "--tables-of", split = ",", description = "print the tables of finished runs (their --out folders) and exit")
+    List<Path> finished;
+
+    /** One judged run: a workload phase or a control. */
+    public record Result(String backend, String name, Report.Summary summary) {}
+
+    final List<Result> results = new CopyOnWriteArrayList<>();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new NemesisCommand()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (finished != null) {
+            for (Path dir : finished) {
+                results.addAll(readResults(dir));
+            }
+            System.out.print(table(results));
+            return exitCode(results);
+        }
+        boolean longRun = profile.equals("long");
+        if (!longRun && !profile.equals("bounded")) {
+            System.err.println("fencegate nemesis: --profile: expected bounded or long, got '" + profile + "'");
+            return Report.PROVED_NOTHING;
+        }
+        List<Deployment.Backend> chosen = new ArrayList<>();
+        for (String b : backends) {
+            try {
+                chosen.add(Deployment.Backend.parse(b));
+            } catch (IllegalArgumentException e) {
+                System.err.println("fencegate nemesis: --backends: expected zk-postgres or redis-mariadb, got '" + b + "'");
+                return Report.PROVED_NOTHING;
+            }
+        }
+        if (phaseSeconds != null && phaseSeconds < 5) {
+            System.err.println("fencegate nemesis: --seconds: at least 5, got " + phaseSeconds);
+            return Report.PROVED_NOTHING;
+        }
+        int seconds = phaseSeconds != null ? phaseSeconds : longRun ? 300 : 15;
+        long intervalMs = longRun ? 6000 : 2500;
+        for (Deployment.Backend b : chosen) {
+            runBackend(b, seconds, intervalMs);
+        }
+        String table = table(results);
+        System.out.print(table);
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("summary.md"), table);
+        return exitCode(results);
+    }
+
+    /** 1 if an honest run found a violation; else 2 if any run proved nothing (a control included); else 0. */
+    static int exitCode(List<Result> results) {
+        boolean violation = false;
+        boolean provedNothing = false;
+        for (Result r : results) {
+            int code = r.summary().exitCode();
+            if (!r.summary().control().equals("none")) {
+                provedNothing |= code != Report.VIOLATIONS; // a control must fail
+            } else {
+                violation |= code == Report.VIOLATIONS;
+                provedNothing |= code == Report.PROVED_NOTHING;
+            }
+        }
+        return violation ? Report.VIOLATIONS : provedNothing ? Report.PROVED_NOTHING : Report.VALID;
+    }
+
+    void runBackend(Deployment.Backend backend, int seconds, long intervalMs) throws Exception {
+        Path dir = out.resolve(backend.label());
+        long ttlMs = 1000;
+        List<ChildProcess> clients = new CopyOnWriteArrayList<>();
+        try (Deployment d = Deployment.start(backend, dir.resolve("deployment"))) {
+            System.err.println("nemesis: " + backend.label() + " up, gateways " + d.urls);
+            // Stopped from outside (Ctrl-C, SIGTERM): take the processes and the database down with us.
+            Thread cleanUp = new Thread(() -> {
+                clients.forEach(NemesisCommand::closeQuietly);
+                closeQuietly(d);
+            }, "nemesis-clean-up");
+            Runtime.getRuntime().addShutdownHook(cleanUp);
+            Nemesis nemesis = new Nemesis(d, () -> clients, ttlMs, intervalMs);
+            Thread faults = new Thread(nemesis, "nemesis");
+            faults.start();
+            try {
+                for (Workload w : Workload.values()) {
+                    if (d.redis != null) {
+                        d.redis.snapshot(); // the older snapshot a later rollback restarts from
+                    }
+                    phase(d, dir, w, seconds, ttlMs, clients, nemesis);
+                }
+            } finally {
+                nemesis.stop();
+                faults.join(60_000);
+            }
+            control(d, dir, Control.PLAIN_READS);
+            control(d, dir, Control.BYPASS_GUARD);
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
+        }
+    }
+
+    /** The results a finished run left in its folder: {@code <backend>/<run>/summary.json}. */
+    static List<Result> readResults(Path dir) throws IOException {
+        List<Result> found = new ArrayList<>();
+        for (Deployment.Backend b : Deployment.Backend.values()) {
+            for (String run : List.of("counter", "lock-set", "mutex", "control-plain-reads", "control-bypass-guard")) {
+                Path summary = dir.resolve(b.label()).resolve(run).resolve("summary.json");
+                if (Files.exists(summary)) {
+                    found.add(new Result(b.label(), run.startsWith("control-") ? "control " + run.substring("control-".length()) : run,
+                            JSON.readValue(summary.toFile(), Report.Summary.class)));
+                }
+            }
+        }
+        return found;
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            System.err.println("nemesis: clean-up: " + e);
+        }
+    }
+
+    private void phase(Deployment d, Path dir, Workload w, int seconds, long ttlMs, List<ChildProcess> clients, Nemesis nemesis)
+            throws Exception {
+        Path phaseDir = dir.resolve(w.label());
+        Files.createDirectories(phaseDir);
+        String prefix = "nemesis-" + UUID.randomUUID().toString().substring(0, 8);
+        String urls = String.join(",", d.urls.stream().map(Object::toString).toList());
+        long start = Clock.nowUs();
+        for (int p = 0; p < CLIENT_PROCESSES; p++) {
+            clients.add(ChildProcess.java("client-" + w.label() + "-" + p, phaseDir, "io.fencegate.check.CheckCommand",
+                    List.of("-Xmx128m"), List.of("--url", urls, "--workload", w.label(), "--seconds", Integer.toString(seconds),
+                            "--clients", Integer.toString(CLIENTS_PER_PROCESS), "--first-client", Integer.toString(p * 1000),
+                            "--key-prefix", prefix, "--ttl-ms", Long.toString(ttlMs), "--record-only",
+                            "--out", phaseDir.resolve("history-" + p + ".json").toString())));
+        }
+        for (ChildProcess c : new ArrayList<>(clients)) {
+            int code = c.await(seconds + 120L);
+            if (code != 0) {
+                throw new IllegalStateException(c.name() + " exited with " + code + "; see " + c.log());
+            }
+        }
+        clients.clear();
+        History history = new History();
+        for (int p = 0; p < CLIENT_PROCESSES; p++) {
+            history.addAll(History.read(phaseDir.resolve("history-" + p + ".json")));
+        }
+        long end = Clock.nowUs();
+        for (Fault f : nemesis.faults()) {
+            if (f.overlaps(start, end)) {
+                history.addFault(f);
+            }
+        }
+        judge(d, phaseDir, w, Control.NONE, history);
+    }
+
+    private void control(Deployment d, Path dir, Control control) throws Exception {
+        RunOptions options = new RunOptions(d.urls, Workload.COUNTER, 10, 16, 0, "main",
+                "control-" + UUID.randomUUID().toString().substring(0, 8), 2, 500, 20, 0.3, control,
+                List.of(d.jdbcUrl(), d.dbUser(), ""), null).validate();
+        judge(d, dir.resolve("control-" + control.label()), Workload.COUNTER, control, Runner.run(options));
+    }
+
+    private void judge(Deployment d, Path dir, Workload w, Control control, History history) throws Exception {
+        Runner.finalReads(history, d.urls, null, "main");
+        Verdict verdict = Checker.check(w, history.ops(), history.faults());
+        Report.Summary summary = Report.summarize(verdict, control, history.ops(), history.faults());
+        Report.write(dir, history, summary);
+        String name = control == Control.NONE ? w.label() : "control " + control.label();
+        System.err.println("nemesis: " + d.backend.label() + " " + name + ":\n" + Report.tables(summary));
+        results.add(new Result(d.backend.label(), name, summary));
+    }
+
+    /** One markdown table of every run, one of faults by kind over all workloads, then one per workload. */
+    static String table(List<Result> results) {
+        StringBuilder b = new StringBuilder("| backends | run | ops | ok | fail | unknown | violations | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (Result r : results) {
+            Report.Summary s = r.summary();
+            b.append(String.format("| %s | %s | %d | %d | %d | %d | %d | %s |%n", r.backend(), r.name(), s.ops(), s.ok(), s.fail(),
+                    s.unknown(), s.violationCount(), s.verdict()));
+        }
+        b.append("\n| backends | fault (all workloads) | injected | seconds | ops during | ok | fail | unknown | violations |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        Map<String, double[]> byKind = new TreeMap<>();
+        for (Result r : results) {
+            if (r.summary().control().equals("none")) {
+                for (Report.Row f : r.summary().faults()) {
+                    double[] t = byKind.computeIfAbsent(r.backend() + " | " + f.name(), k -> new double[7]);
+                    double[] add = {f.injected(), f.seconds(), f.ops(), f.ok(), f.fail(), f.unknown(), f.violations()};
+                    for (int i = 0; i < t.length; i++) {
+                        t[i] += add[i];
+                    }
+                }
+            }
+        }
+        byKind.forEach((k, t) -> b.append(String.format("| %s | %d | %.1f | %d | %d | %d | %d | %d |%n", k, (long) t[0], t[1],
+                (long) t[2], (long) t[3], (long) t[4], (long) t[5], (long) t[6])));
+        b.append("\n| backends | fault (per workload) | injected | seconds | ops during | ok | fail | unknown | violations |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (Result r : results) {
+            if (!r.summary().control().equals("none")) {
+                continue;
+            }
+            for (Report.Row f : r.summary().faults()) {
+                b.append(String.format("| %s | %s (%s) | %d | %.1f | %d | %d | %d | %d | %d |%n", r.backend(), f.name(), r.name(),
+                        f.injected(), f.seconds(), f.ops(), f.ok(), f.fail(), f.unknown(), f.violations()));
+            }
+        }
+        return b.toString();
+    }
+}

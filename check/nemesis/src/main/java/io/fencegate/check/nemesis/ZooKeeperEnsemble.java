@@ -1,0 +1,101 @@
+package io.fencegate.check.nemesis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** Three ZooKeeper servers, each its own {@code QuorumPeerMain} process, on loopback ports. */
+final class ZooKeeperEnsemble implements AutoCloseable {
+    private final List<ChildProcess> servers = new ArrayList<>();
+    private final List<Integer> clientPorts = new ArrayList<>();
+
+    static ZooKeeperEnsemble start(Path dir) throws Exception {
+        ZooKeeperEnsemble e = new ZooKeeperEnsemble();
+        List<int[]> peerPorts = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            e.clientPorts.add(ChildProcess.freePort());
+            peerPorts.add(new int[] {ChildProcess.freePort(), ChildProcess.freePort()});
+        }
+        StringBuilder servers = new StringBuilder();
+        for (int i = 1; i <= 3; i++) {
+            servers.append("server.").append(i).append("=127.0.0.1:").append(peerPorts.get(i - 1)[0]).append(':')
+                    .append(peerPorts.get(i - 1)[1]).append('\n');
+        }
+        for (int i = 1; i <= 3; i++) {
+            Path data = dir.resolve("zk" + i);
+            Files.createDirectories(data);
+            Files.writeString(data.resolve("myid"), Integer.toString(i));
+            Path cfg = dir.resolve("zk" + i + ".cfg");
+            Files.writeString(cfg, "tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir=" + data + "\nclientPort="
+                    + e.clientPorts.get(i - 1) + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
+                    + "4lw.commands.whitelist=srvr\nmaxSessionTimeout=60000\n" + servers);
+            e.servers.add(ChildProcess.java("zk" + i, dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+                    List.of("-Xmx128m", "-Dzookeeper.jmx.log4j.disable=true"), List.of(cfg.toString())));
+        }
+        e.awaitLeader(120);
+        return e;
+    }
+
+    String connectString() {
+        return clientPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+    }
+
+    /** The server whose {@code srvr} says {@code Mode: leader}. */
+    Optional<Integer> leader() {
+        for (int i = 0; i < 3; i++) {
+            if (srvr(clientPorts.get(i)).contains("Mode: leader")) {
+                return Optional.of(i);
+            }
+        }
+        return Optional.empty();
+    }
+
+    int awaitLeader(long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            Optional<Integer> l = leader();
+            if (l.isPresent()) {
+                return l.get();
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("no ZooKeeper leader after " + seconds + " s");
+    }
+
+    /** kill -9 the leader; answers it, to restart. */
+    ChildProcess killLeader() throws InterruptedException {
+        ChildProcess leader = servers.get(awaitLeader(60));
+        leader.kill9();
+        return leader;
+    }
+
+    private static String srvr(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+            s.setSoTimeout(1000);
+            OutputStream out = s.getOutputStream();
+            out.write("srvr".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (ChildProcess p : servers) {
+            p.close();
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.fencegate.check.nemesis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fencegate.check.Report;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/**
+ * The bounded profile CI runs: each deployment (its own processes: a 3-server ZooKeeper ensemble or
+ * a redis-server, two gateways, client processes) runs every workload under faults with no
+ * violation, and both controls on it show at least one.
+ */
+class BoundedProfileIT {
+    private static final int PHASE_SECONDS = 12;
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void zooKeeperAndPostgresUnderFaultsHaveNoViolationsWhileControlsFail() throws Exception {
+        runBounded("zk-postgres");
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void redisAndMariaDbUnderFaultsHaveNoViolationsWhileControlsFail() throws Exception {
+        runBounded("redis-mariadb");
+    }
+
+    private static void runBounded(String backend) throws Exception {
+        Path out = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "nemesis-" + backend);
+        NemesisCommand command = new NemesisCommand();
+        int exit = new CommandLine(command).execute("--profile", "bounded", "--backends", backend,
+                "--seconds", Integer.toString(PHASE_SECONDS), "--out", out.toString());
+        String table = Files.readString(out.resolve("summary.md"));
+        List<NemesisCommand.Result> honest = command.results.stream().filter(r -> r.summary().control().equals("none")).toList();
+        List<NemesisCommand.Result> controls = command.results.stream().filter(r -> !r.summary().control().equals("none")).toList();
+
+        assertThat(honest).as(table).extracting(r -> r.summary().workload()).containsExactly("counter", "lock-set", "mutex");
+        for (NemesisCommand.Result r : honest) {
+            assertThat(r.summary().violationCount()).as(r.name() + "\n" + table).isZero();
+            assertThat(r.summary().ok()).as(r.name() + " acknowledged operations\n" + table).isPositive();
+        }
+        long faults = honest.stream().flatMap(r -> r.summary().faults().stream())
+                .filter(f -> !f.name().equals("(no fault)")).mapToLong(Report.Row::injected).sum();
+        assertThat(faults).as("faults injected during the workloads\n" + table).isGreaterThanOrEqualTo(3);
+        assertThat(controls).as(table).extracting(r -> r.summary().control()).containsExactly("plain-reads", "bypass-guard");
+        for (NemesisCommand.Result r : controls) {
+            assertThat(r.summary().violationCount()).as(r.name() + " must show the anomaly\n" + table).isPositive();
+        }
+        assertThat(exit).as(table).isEqualTo(Report.VALID);
+    }
+}
