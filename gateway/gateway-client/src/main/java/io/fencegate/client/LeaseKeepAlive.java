@@ -72,9 +72,16 @@ public final class LeaseKeepAlive implements AutoCloseable {
         return lease.token();
     }
 
-    /** True while the lease is neither lost nor closed and its ttl has not passed since the last renewal. */
-    public synchronized boolean held() {
-        return !closed && !lost.isDone() && System.nanoTime() - deadlineNanos < 0;
+    /**
+     * True while the lease is neither lost nor closed and its ttl has not passed since the last
+     * renewal. Finding the deadline passed reports the loss here and now (the timer may not have run
+     * yet: after a pause, the holder's own thread often wakes first).
+     */
+    public boolean held() {
+        reportIfExpired();
+        synchronized (this) {
+            return !closed && !lost.isDone() && System.nanoTime() - deadlineNanos < 0;
+        }
     }
 
     /** How long the lease surely lasts without another renewal; zero once lost or closed. */
@@ -100,6 +107,7 @@ public final class LeaseKeepAlive implements AutoCloseable {
      * throws, as {@link FencegateClient#release} does.
      */
     public boolean release() {
+        reportIfExpired(); // a lease that ended before its release is a lost one, and is told so
         synchronized (this) {
             if (closed) {
                 return false;
@@ -190,6 +198,16 @@ public final class LeaseKeepAlive implements AutoCloseable {
             }
         }
         lose(LeaseLoss.EXPIRED);
+    }
+
+    private void reportIfExpired() {
+        boolean expired;
+        synchronized (this) {
+            expired = !closed && !lost.isDone() && System.nanoTime() - deadlineNanos >= 0;
+        }
+        if (expired) {
+            lose(LeaseLoss.EXPIRED);
+        }
     }
 
     private void lose(LeaseLoss reason) {
