@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.client.FencegateClient;
+import io.fencegate.examples.support.ExampleProcess;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import java.nio.file.Files;
@@ -28,12 +29,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class SellStockIT {
     private static final Pattern LOST = Pattern.compile("lease lost: EXPIRED at (\\d+)");
-    private static ServedGateway gateway;
+    private static ExampleProcess gateway;
     private static FencegateClient client;
 
     @BeforeAll
     static void start() throws Exception {
-        gateway = ServedGateway.gateway();
+        gateway = ExampleProcess.gateway();
         client = FencegateClient.builder(gateway.url).build();
     }
 
@@ -57,7 +58,7 @@ class SellStockIT {
     @Test
     void sellsOutAndReleasesTheLease() throws Exception {
         stock("stock/gadget", 3);
-        try (ServedGateway run = ServedGateway.program(SellStock.class.getName(), gateway.url, "main", "stock/gadget",
+        try (ExampleProcess run = ExampleProcess.program(SellStock.class.getName(), gateway.url, "main", "stock/gadget",
                 "10", "20")) {
             assertThat(run.awaitExit(60)).as("%s", run.seen).isZero();
             assertThat(run.seen).contains("stopping: sold out", "done: sold 3");
@@ -79,7 +80,7 @@ class SellStockIT {
         for (int run = 0; run < 5; run++) {
             String key = "stock/frozen-" + run;
             stock(key, 1000);
-            try (ServedGateway seller = ServedGateway.program(SellStock.class.getName(), gateway.url, "main", key,
+            try (ExampleProcess seller = ExampleProcess.program(SellStock.class.getName(), gateway.url, "main", key,
                     "1000", "300", Long.toString(ttlMs))) {
                 seller.awaitLine(Pattern.compile("sold 1 with token \\d+, stock now 999"), 60);
                 seller.awaitLine(Pattern.compile("paying, token \\d+, stock 999"), 10); // freeze it in the payment

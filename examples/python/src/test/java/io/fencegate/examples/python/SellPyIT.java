@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.client.FencegateClient;
+import io.fencegate.examples.support.ExampleProcess;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import java.time.Duration;
@@ -16,12 +17,12 @@ import org.junit.jupiter.api.Timeout;
 /** {@code python3 sell.py} as a user runs it, against {@code fencegate serve} on its embedded default. */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SellPyIT {
-    private static ServedGateway gateway;
+    private static ExampleProcess gateway;
     private static FencegateClient client;
 
     @BeforeAll
     static void start() throws Exception {
-        gateway = ServedGateway.gateway();
+        gateway = ExampleProcess.gateway();
         client = FencegateClient.builder(gateway.url).build();
     }
 
@@ -45,7 +46,7 @@ class SellPyIT {
     @Test
     void sellsOutWithFencedReadModifyWrites() throws Exception {
         stock("stock/py", 3);
-        try (ServedGateway run = ServedGateway.command("python3", "sell.py", gateway.url, "main", "stock/py", "10")) {
+        try (ExampleProcess run = ExampleProcess.command("python3", "sell.py", gateway.url, "main", "stock/py", "10")) {
             assertThat(run.awaitExit(60)).as("%s", run.seen).isZero();
             assertThat(run.seen).as("%s", run.seen).contains("done: sold 3")
                     .filteredOn(l -> l.startsWith("sold 1 with token ")).hasSize(3);
@@ -58,8 +59,8 @@ class SellPyIT {
     @Test
     void twoSellersTogetherSellExactlyTheStock() throws Exception {
         stock("stock/py-race", 12);
-        try (ServedGateway a = ServedGateway.command("python3", "sell.py", gateway.url, "main", "stock/py-race", "100");
-                ServedGateway b = ServedGateway.command("python3", "sell.py", gateway.url, "main", "stock/py-race", "100")) {
+        try (ExampleProcess a = ExampleProcess.command("python3", "sell.py", gateway.url, "main", "stock/py-race", "100");
+                ExampleProcess b = ExampleProcess.command("python3", "sell.py", gateway.url, "main", "stock/py-race", "100")) {
             assertThat(a.awaitExit(90)).as("%s", a.seen).isZero();
             assertThat(b.awaitExit(90)).as("%s", b.seen).isZero();
             long sold = a.seen.stream().filter(l -> l.startsWith("sold 1 ")).count()

@@ -1,4 +1,4 @@
-package io.fencegate.examples.client;
+package io.fencegate.examples.support;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -15,19 +15,21 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A child process and its output lines, read as they come. {@link #gateway} starts {@code fencegate serve}
- * on its embedded default (port 0, data in a temp folder) on this test's classpath.
+ * An example run as a user runs it: a child process and its output lines, read as they come.
+ * {@link #gateway} starts {@code fencegate serve} on its embedded default (port 0, data in a temp
+ * folder) on the calling test's classpath, which must hold {@code fencegate-gateway}.
  */
-final class ServedGateway implements AutoCloseable {
+public final class ExampleProcess implements AutoCloseable {
     private static final Pattern READY = Pattern.compile("fencegate listening on (http://127\\.0\\.0\\.1:\\d+) .*");
 
-    final Process process;
-    final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    final List<String> seen = Collections.synchronizedList(new ArrayList<>());
+    public final Process process;
+    private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    public final List<String> seen = Collections.synchronizedList(new ArrayList<>());
     private final Path work;
-    String url;
+    /** The gateway's base URL, for {@link #gateway}. */
+    public String url;
 
-    private ServedGateway(Process process, Path work) {
+    private ExampleProcess(Process process, Path work) {
         this.process = process;
         this.work = work;
         Thread pump = new Thread(() -> {
@@ -44,16 +46,22 @@ final class ServedGateway implements AutoCloseable {
         pump.start();
     }
 
-    static ServedGateway gateway() throws Exception {
+    public static ExampleProcess gateway() throws Exception {
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "gateway");
-        ServedGateway gw = new ServedGateway(java(work, "io.fencegate.gateway.cli.Main", "serve", "--port", "0", "--data", "data"), work);
+        ExampleProcess gw = new ExampleProcess(java(work, "io.fencegate.gateway.cli.Main", "serve", "--port", "0", "--data", "data"), work);
         gw.url = gw.awaitLine(READY, 90).group(1);
         return gw;
     }
 
     /** {@code java -cp <this test's classpath> mainClass args...}, as a user runs the example. */
-    static ServedGateway program(String mainClass, String... args) throws IOException {
-        return new ServedGateway(java(Path.of("").toAbsolutePath(), mainClass, args), null);
+    public static ExampleProcess program(String mainClass, String... args) throws IOException {
+        return new ExampleProcess(java(Path.of("").toAbsolutePath(), mainClass, args), null);
+    }
+
+    /** A command run in the current folder (the module's, under Maven). */
+    public static ExampleProcess command(String... command) throws IOException {
+        return new ExampleProcess(new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
+                .redirectErrorStream(true).start(), null);
     }
 
     private static Process java(Path dir, String mainClass, String... args) throws IOException {
@@ -64,7 +72,7 @@ final class ServedGateway implements AutoCloseable {
     }
 
     /** Waits for a line matching {@code pattern}; fails with the output so far after {@code seconds}. */
-    Matcher awaitLine(Pattern pattern, long seconds) throws InterruptedException {
+    public Matcher awaitLine(Pattern pattern, long seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
             String line = lines.poll(50, TimeUnit.MILLISECONDS);
@@ -81,14 +89,14 @@ final class ServedGateway implements AutoCloseable {
     }
 
     /** Sends a signal by name (STOP, CONT) to the process. */
-    void signal(String name) throws Exception {
+    public void signal(String name) throws Exception {
         Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IllegalStateException("kill -" + name + " failed");
         }
     }
 
-    int awaitExit(long seconds) throws InterruptedException {
+    public int awaitExit(long seconds) throws InterruptedException {
         if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
             throw new AssertionError("still running after " + seconds + " s: " + seen);
         }
