@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.examples.support.ExampleProcess;
 import io.fencegate.store.Found;
-import io.fencegate.store.files.FilesStoreOptions;
 import io.fencegate.store.files.FilesGuardedStore;
+import io.fencegate.store.files.FilesStoreOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
