@@ -103,6 +103,46 @@ public final class FencegateClient {
         });
     }
 
+    /**
+     * Keeps {@code lease} alive until {@link LeaseKeepAlive#close()}: renews it at once and then every
+     * {@code ttl}/3, and calls {@code onLost} exactly once if the gateway answers 410, refuses a
+     * renewal for good, or {@code ttl} passes without a confirmed renewal (the gateway unreachable, this
+     * process paused). {@code ttl} is the one the lease was acquired with.
+     */
+    public LeaseKeepAlive keepAlive(Lease lease, Duration ttl, LeaseLostListener onLost) {
+        return LeaseKeepAlive.start(this, Objects.requireNonNull(lease, "lease"), Objects.requireNonNull(ttl, "ttl"), onLost);
+    }
+
+    /**
+     * Acquires {@code lock} (waiting up to {@code wait}), runs {@code work} under a keep-alive and
+     * releases the lease however the work ends: returns its result, or rethrows what it threw. Empty
+     * if the lock was still held after {@code wait}. The work should check {@link LeaseKeepAlive#held()}
+     * (or react to {@link LeaseKeepAlive#lost()}) between steps and stop when the lease is gone; its
+     * writes carry {@link LeaseKeepAlive#token()}, so a write it makes too late is refused anyway.
+     */
+    public <T, E extends Exception> Optional<T> withLease(String lock, Duration ttl, Duration wait, LeaseWork<T, E> work)
+            throws E {
+        Objects.requireNonNull(work, "work");
+        Optional<Lease> lease = acquire(lock, ttl, wait);
+        if (lease.isEmpty()) {
+            return Optional.empty();
+        }
+        LeaseKeepAlive keepAlive = keepAlive(lease.get(), ttl, null);
+        T result;
+        try {
+            result = work.run(keepAlive);
+        } catch (Throwable failed) {
+            try {
+                keepAlive.release();
+            } catch (RuntimeException releaseFailed) {
+                failed.addSuppressed(releaseFailed);
+            }
+            throw failed;
+        }
+        keepAlive.release();
+        return Optional.ofNullable(result);
+    }
+
     // ---- items -------------------------------------------------------------------------------
 
     /** Writes {@code value} to {@code key} if {@code token} passes the store's guard. */

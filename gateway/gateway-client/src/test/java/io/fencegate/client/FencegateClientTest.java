@@ -109,6 +109,41 @@ class FencegateClientTest {
         assertThat(client.renew("x")).isEmpty();
     }
 
+    /**
+     * The keep-alive's reading of renewal answers: a 503 is retried (the lease stays held), a 401 cannot
+     * be cured by retrying and is reported once as RENEW_REFUSED. (Against a real gateway: ClientKeepAliveIT.)
+     */
+    @Test
+    void keepAliveRetriesA503AndReportsARefusedRenewalOnce() throws Exception {
+        answers.add(Answer.problem(503, "urn:fencegate:problem:issuer-unavailable"));
+        answers.add(Answer.json(200, "{\"expiresAt\":5}"));
+        answers.add(Answer.problem(401, "urn:fencegate:problem:unauthorized"));
+        answers.add(new Answer(204, null, new byte[0], Map.of())); // the release after the loss
+        List<LeaseLoss> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Lease lease = new Lease("a", "L-1", 3, Instant.now().plusMillis(600));
+        LeaseKeepAlive keepAlive = client.keepAlive(lease, Duration.ofMillis(600), (l, reason) -> told.add(reason));
+        for (int i = 0; i < 3; i++) {
+            assertThat(lastRequest().rawPath()).isEqualTo("/v1/leases/L-1/renew");
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (told.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(told).containsExactly(LeaseLoss.RENEW_REFUSED);
+        assertThat(keepAlive.held()).isFalse();
+        assertThat(keepAlive.lastError()).get().isInstanceOf(FencegateException.class);
+        assertThat(keepAlive.release()).isFalse();
+        assertThat(told).hasSize(1);
+    }
+
+    @Test
+    void keepAliveRefusesANonPositiveTtlAndSendsNothing() {
+        Lease lease = new Lease("a", "L-1", 3, Instant.now().plusSeconds(1));
+        assertThatThrownBy(() -> client.keepAlive(lease, Duration.ZERO, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl must be positive");
+        assertThat(seen).isEmpty();
+    }
+
     @Test
     void releaseIsTrueOn204AndFalseOnGoneLease() throws Exception {
         answers.add(new Answer(204, null, new byte[0], Map.of()));

@@ -6,59 +6,81 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
-import io.fencegate.client.Stale;
 import io.fencegate.client.WriteOutcome;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.Optional;
+import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * README's curl walkthrough, taken from README.md as printed and run with bash against
- * {@code fencegate serve} on its embedded default: the paused holder's sale is refused.
+ * README's curl walkthrough, {@code examples/curl/walkthrough.sh} (README shows it as it is), run
+ * with bash against {@code fencegate serve} on its embedded default: the paused holder's sale is refused.
  */
 class WalkthroughIT {
 
-    /** README's Java client example, verbatim between the markers, after restocking the widget. */
+    /**
+     * README's Java client example, verbatim between the markers (readmeJavaClientSnippetIsTheOneThatRuns
+     * compares them), after restocking the widget.
+     */
     private static WriteOutcome readmeClientExample(String url) {
         FencegateClient restock = FencegateClient.builder(url).build();
         Lease first = restock.acquire("main/stock/widget", Duration.ofSeconds(10), Duration.ofSeconds(5)).orElseThrow();
         restock.put("main", "stock/widget", first.token(), "1".getBytes(UTF_8));
         restock.release(first.leaseId());
-        WriteOutcome result = null;
         // --- README
         FencegateClient client = FencegateClient.builder(url).build();
-        Lease lease = client.acquire("main/stock/widget", Duration.ofSeconds(10), Duration.ofSeconds(5)).orElseThrow();
-        ReadOutcome read = client.get("main", "stock/widget", lease.token());          // fenced read: claims the item
-        if (read instanceof ReadOutcome.Value v && Integer.parseInt(new String(v.bytes(), UTF_8)) > 0) {
-            WriteOutcome sold = client.put("main", "stock/widget", lease.token(), "0".getBytes(UTF_8));
-            if (sold instanceof Stale stale) { /* a newer holder claimed it: our lease is gone, stop */ }
-            result = sold;
-        }
-        client.release(lease.leaseId());
+        // withLease: acquire (waiting up to 5 s), renew at ttl/3 while the work runs, release however it ends
+        Optional<WriteOutcome> sold = client.withLease("main/stock/widget", Duration.ofSeconds(10), Duration.ofSeconds(5), lease -> {
+            lease.lost().thenAccept(reason -> System.err.println("lease lost: " + reason)); // told once: GONE, EXPIRED, RENEW_REFUSED
+            ReadOutcome read = client.get("main", "stock/widget", lease.token());           // fenced read: claims the item
+            if (read instanceof ReadOutcome.Value v && Integer.parseInt(new String(v.bytes(), UTF_8)) > 0 && lease.held()) {
+                return client.put("main", "stock/widget", lease.token(), "0".getBytes(UTF_8)); // Applied, or Stale: stop
+            }
+            return null;
+        });
         // --- end
-        return result;
+        return sold.orElse(null);
+    }
+
+    @Test
+    void readmeJavaClientSnippetIsTheOneThatRuns() throws Exception {
+        String readme = Files.readString(GatewayProcess.repoRoot().resolve("README.md"));
+        int from = readme.indexOf("```java", readme.indexOf("The same from Java"));
+        String shown = readme.substring(from + "```java".length(), readme.indexOf("```", from + 7)).strip();
+        String source = Files.readString(GatewayProcess.repoRoot()
+                .resolve("gateway/gateway-server/src/test/java/io/fencegate/gateway/it/WalkthroughIT.java"));
+        String run = source.substring(source.indexOf("// --- README\n") + "// --- README\n".length(),
+                source.indexOf("        // --- end"));
+        // The one difference: the test's gateway is on a random port.
+        assertThat(run.lines().map(l -> l.replaceFirst("^        ", "")).collect(Collectors.joining("\n")).strip()
+                .replace("builder(url)", "builder(\"http://127.0.0.1:8080\")")).isEqualTo(shown);
     }
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void readmeWalkthroughRunsAsPrinted() throws Exception {
-        String readme = Files.readString(Path.of("../../README.md"));
+        // The script is examples/curl/walkthrough.sh; README shows it, after its header, as it is.
+        Path file = GatewayProcess.repoRoot().resolve("examples/curl/walkthrough.sh");
+        String readme = Files.readString(GatewayProcess.repoRoot().resolve("README.md"));
         int begin = readme.indexOf("<!-- walkthrough:begin -->");
         int end = readme.indexOf("<!-- walkthrough:end -->");
         assertThat(begin).isPositive();
+        assertThat(readme.substring(Math.max(0, begin - 200), begin)).contains("examples/curl/walkthrough.sh");
         String block = readme.substring(begin, end);
-        String script = block.substring(block.indexOf("```bash") + "```bash".length(), block.lastIndexOf("```"));
+        String shown = block.substring(block.indexOf("```bash") + "```bash".length(), block.lastIndexOf("```")).strip();
+        String script = Files.readString(file);
+        assertThat(script.substring(script.indexOf("set -euo pipefail") + "set -euo pipefail".length()).strip())
+                .as("README shows examples/curl/walkthrough.sh as it is").isEqualTo(shown);
 
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "walkthrough");
         try (GatewayProcess gw = GatewayProcess.start(work, "serve", "--port", "0", "--data", "data").awaitReady(90)) {
-            Path file = work.resolve("walkthrough.sh");
-            Files.writeString(file, script);
-            ProcessBuilder bash = new ProcessBuilder("bash", "-euo", "pipefail", file.toString()).redirectErrorStream(true);
+            ProcessBuilder bash = new ProcessBuilder("bash", file.toString()).redirectErrorStream(true);
             bash.environment().put("FENCEGATE", gw.uri().toString().replaceAll("/$", ""));
             Process run = bash.start();
             assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
