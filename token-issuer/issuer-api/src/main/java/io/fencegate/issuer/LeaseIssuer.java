@@ -41,6 +41,22 @@ public interface LeaseIssuer extends AutoCloseable {
      */
     CompletionStage<Boolean> wasGranted(String lock, long token);
 
+    /**
+     * The live lease an id names, read without changing it: for watchers, which may ask any
+     * issuer instance on the backend, not only the one that granted it.
+     *
+     * @return the lease with its current expiry, or empty once it has ended (released, expired,
+     *     session lost) or if it never existed
+     */
+    CompletionStage<Optional<Lease>> find(String leaseId);
+
+    /**
+     * Whether {@code lease}, seen live before and now ended, ended by {@link #release}. False for
+     * an expiry, a lost session, or a release the backend no longer remembers (minutes later):
+     * a watcher then reports the end as involuntary, the cautious answer.
+     */
+    CompletionStage<Boolean> wasReleased(Lease lease);
+
     /** Registers a listener told when a lease granted here ends without a release. */
     void addListener(LeaseListener listener);
 

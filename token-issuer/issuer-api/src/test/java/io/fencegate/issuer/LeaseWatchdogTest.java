@@ -62,6 +62,16 @@ class LeaseWatchdogTest {
         }
 
         @Override
+        public CompletionStage<Optional<Lease>> find(String leaseId) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+
+        @Override
+        public CompletionStage<Boolean> wasReleased(Lease lease) {
+            return CompletableFuture.completedFuture(false);
+        }
+
+        @Override
         public void addListener(LeaseListener listener) { }
 
         @Override

@@ -126,6 +126,22 @@ final class LeaseScripts {
             """;
 
     /*
+     * KEYS: lock, run. ARGV: secret. Answers {1, token, pttl} while the lease lives, else {0}.
+     * Read only (for watchers); judges a lease from before a Redis restart gone, like RENEW.
+     */
+    private static final String FIND = RUN + """
+            local value = redis.call('GET', KEYS[1])
+            if not value then return {0} end
+            local secret, token = string.match(value, '^(%x+):(%d+):')
+            if secret ~= ARGV[1] then return {0} end
+            local floor = run_floor(KEYS[2])
+            if not floor or tonumber(token) <= floor then return {0} end
+            local pttl = redis.call('PTTL', KEYS[1])
+            if pttl < 0 then return {0} end
+            return {1, token, pttl}
+            """;
+
+    /*
      * KEYS: counter, ceiling. ARGV: new ceiling. Only ever raises; never creates a lost counter
      * (answers -1 then, and the next acquire recovers it from the durable mark).
      */
@@ -167,6 +183,7 @@ final class LeaseScripts {
     static final Script renew = new Script(RENEW, ScriptOutputType.MULTI);
     static final Script release = new Script(RELEASE, ScriptOutputType.INTEGER);
     static final Script check = new Script(CHECK, ScriptOutputType.INTEGER);
+    static final Script find = new Script(FIND, ScriptOutputType.MULTI);
     static final Script raiseCeiling = new Script(RAISE_CEILING, ScriptOutputType.INTEGER);
     static final Script reinit = new Script(REINIT, ScriptOutputType.INTEGER);
 

@@ -228,6 +228,32 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
+    public CompletionStage<Optional<Lease>> find(String leaseId) {
+        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(leaseId);
+        if (parsed.isEmpty() || closed.get()) {
+            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(Optional.empty());
+        }
+        String lock = parsed.get().lock();
+        long sent = System.currentTimeMillis();
+        return mapErrors(LeaseScripts.find.<List<Object>>run(redis, new String[] {keys.lock(lock), keys.run()},
+                        parsed.get().secret())
+                .thenApply(reply -> LeaseScripts.first(reply) == 1
+                        ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
+                                sent + LeaseScripts.asLong(reply.get(2))))
+                        : Optional.<Lease>empty()));
+    }
+
+    /** The release script's marker lives the lease's remaining ttl plus a minute. */
+    @Override
+    public CompletionStage<Boolean> wasReleased(Lease lease) {
+        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(lease.leaseId());
+        if (parsed.isEmpty() || closed.get()) {
+            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(false);
+        }
+        return mapErrors(redis.exists(keys.released(parsed.get().secret())).thenApply(n -> n != null && n > 0));
+    }
+
+    @Override
     public void addListener(LeaseListener listener) {
         listeners.add(listener);
     }

@@ -142,6 +142,32 @@ public abstract class AbstractLeaseIssuerContractTest {
         return leaseId.substring(0, leaseId.length() - 1) + (last == '0' ? '1' : '0');
     }
 
+    // ---------------------------------------------------------------- watching a lease (find, wasReleased)
+
+    @Test
+    void anyInstanceFindsALiveLeaseWithItsCurrentExpiryAndTellsAReleaseFromAnExpiry() throws Exception {
+        LeaseIssuer granting = issuer();
+        LeaseIssuer watching = issuer();
+        Lease released = acquired(granting, lock("find-released"), LONG_TTL);
+        Lease found = await(watching.find(released.leaseId())).orElseThrow();
+        assertThat(found.token()).isEqualTo(released.token());
+        assertThat(found.lock()).isEqualTo(released.lock());
+        Lease renewed = await(granting.renew(released.leaseId())).orElseThrow();
+        assertThat(await(watching.find(released.leaseId())).orElseThrow().expiresAt())
+                .isBetween(renewed.expiresAt() - 1000, renewed.expiresAt() + 1000);
+        assertThat(await(granting.release(released.leaseId()))).isTrue();
+        assertThat(await(watching.find(released.leaseId()))).isEmpty();
+        assertThat(await(watching.wasReleased(released))).isTrue();
+
+        Lease expired = acquired(granting, lock("find-expired"), Duration.ofMillis(300));
+        Thread.sleep(600);
+        assertThat(await(watching.find(expired.leaseId()))).isEmpty();
+        assertThat(await(watching.wasReleased(expired))).isFalse();
+
+        assertThat(await(watching.find(tampered(expired.leaseId())))).isEmpty();
+        assertThat(await(watching.find("not-a-lease-id"))).isEmpty();
+    }
+
     // ---------------------------------------------------------------- mutual exclusion, tokens
 
     @Test

@@ -164,7 +164,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 return CompletableFuture.completedFuture(false);
             }
             Owned lease = owned.get();
-            return parts.delete(lease.path, lease.version).thenCompose(code -> switch (code) {
+            return parts.grants().markReleased(lease.data.lock(), lease.token())
+                    .thenCompose(marked -> parts.delete(lease.path, lease.version)).thenCompose(code -> switch (code) {
                 case OK -> {
                     parts.held().forget(lease.path);
                     if (sweeper != null) {
@@ -189,6 +190,22 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             return CompletableFuture.failedFuture(e);
         }
         return parts.grants().wasGranted(lock, token);
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> find(String leaseId) {
+        return readOwned(leaseId).thenApply(owned -> owned.map(o -> o.toLease(leaseId, o.data.expiresAt())));
+    }
+
+    @Override
+    public CompletionStage<Boolean> wasReleased(Lease lease) {
+        try {
+            LockNames.check(lease.lock());
+            ensureOpen();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return parts.grants().wasReleased(lease.lock(), lease.token());
     }
 
     @Override
