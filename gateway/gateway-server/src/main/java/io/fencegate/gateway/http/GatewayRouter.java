@@ -66,6 +66,7 @@ public final class GatewayRouter {
         TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
         LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
                 LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores));
+        LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout());
         ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
@@ -82,6 +83,8 @@ public final class GatewayRouter {
         BodyHandler leaseBody = BodyHandler.create(false).setBodyLimit(MAX_LEASE_BODY);
         router.post("/v1/leases").handler(leaseBody).handler(metrics.timed("/v1/leases", leases::acquire));
         router.post("/v1/leases/:leaseId/renew").handler(metrics.timed("/v1/leases/{leaseId}/renew", leases::renew));
+        // Not timed: a stream lasts as long as the lease, which would swamp the latency histogram.
+        router.get("/v1/leases/:leaseId/events").handler(events::watch);
         router.delete("/v1/leases/:leaseId").handler(metrics.timed("/v1/leases/{leaseId}", leases::release));
         router.route(StoreTarget.PREFIX + "*").handler(ctx -> dispatch(ctx, byName, items, statements, metrics));
 
