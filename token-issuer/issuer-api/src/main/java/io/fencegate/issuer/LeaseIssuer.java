@@ -23,6 +23,27 @@ public interface LeaseIssuer extends AutoCloseable {
     CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait);
 
     /**
+     * Acquires {@code lock} like {@link #acquire(String, Duration, Duration)}, with a lock-delay
+     * (Chubby's answer for resources that cannot check tokens): if this lease ends involuntarily
+     * (its ttl passes, or the backend session holding it is lost), the issuer grants the lock to
+     * nobody until {@code lockDelay} has passed since that end, so a holder that has not yet
+     * noticed its loss has that long to stop. A release frees the lock at once. The delay is
+     * recorded in the backend with the lease, so every issuer instance keeps it.
+     *
+     * <p>The default supports only a zero delay; backends that keep delays override it.
+     *
+     * @throws IllegalArgumentException (through the stage) for a negative delay, or a positive one
+     *     this issuer cannot keep
+     */
+    default CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
+        if (lockDelay == null || lockDelay.isNegative() || !lockDelay.isZero()) {
+            return java.util.concurrent.CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "this issuer keeps no lock-delay; lockDelay must be zero, was " + lockDelay));
+        }
+        return acquire(lock, ttl, wait);
+    }
+
+    /**
      * Extends the lease to now + its ttl.
      *
      * @return the lease with its new expiry, or empty if the lease is gone (expired, released,

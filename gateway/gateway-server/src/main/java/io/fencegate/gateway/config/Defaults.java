@@ -48,6 +48,10 @@ public final class Defaults {
         o.requestTimeout(Durations.parse("limits.requestTimeout", l.requestTimeout(), o.requestTimeout()));
         o.maxTtl(Durations.parse("limits.maxTtl", l.maxTtl(), o.maxTtl()));
         o.maxWait(Durations.parse("limits.maxWait", l.maxWait(), o.maxWait()));
+        Map<String, java.time.Duration> delays = new LinkedHashMap<>();
+        config.leases().lockDelay().forEach((prefix, delay) ->
+                delays.put(prefix, Durations.parse("leases.lockDelay.\"" + prefix + "\"", delay, java.time.Duration.ZERO)));
+        o.lockDelays(delays);
         return o;
     }
 

@@ -65,7 +65,7 @@ public final class GatewayRouter {
         }
         TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
         LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
-                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores));
+                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor);
         LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout());
         ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());

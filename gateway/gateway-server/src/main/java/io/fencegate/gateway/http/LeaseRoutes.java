@@ -29,9 +29,11 @@ final class LeaseRoutes {
     private final Duration maxWait;
     private final Duration timeout;
     private final int maxLockBytes;
+    private final java.util.function.Function<String, Duration> lockDelays;
 
     LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout,
-            int maxLockBytes) {
+            int maxLockBytes, java.util.function.Function<String, Duration> lockDelays) {
+        this.lockDelays = lockDelays;
         this.maxLockBytes = maxLockBytes;
         this.issuer = issuer;
         this.metrics = metrics;
@@ -67,7 +69,8 @@ final class LeaseRoutes {
                     "this API key may not use lock '" + PathDecoder.shorten(lock) + "'"));
             return;
         }
-        call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs)), timeout.plusMillis(waitMs))
+        call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelays.apply(lock)),
+                timeout.plusMillis(waitMs))
                 .onSuccess(granted -> {
                     if (granted.isEmpty()) {
                         metrics.leaseDenied();

@@ -47,17 +47,22 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, counter, ceiling, grants, run. ARGV: secret, ttlMs, grantsKept, grantRetentionMs,
-     * highest token this issuer has seen.
+     * KEYS: lock, counter, ceiling, grants, run, delay. ARGV: secret, ttlMs, grantsKept,
+     * grantRetentionMs, highest token this issuer has seen, lockDelayMs.
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
      * Why refuse a missing counter: INCR would silently re-create it at 1 and repeat old tokens.
      * Why refuse a counter not checked under the live run: it may be an older one from a snapshot.
      * Why refuse a counter below a token this issuer saw: the same, caught without trusting run_id.
      * The lock check comes first, so a held lock consumes no token (and costs no INFO).
+     * Lock-delay: a lease granted with a delay also sets the delay key ({@code token:delayMs}),
+     * living ttl + delay and renewed with the lease; a release deletes it, an expiry leaves it to
+     * run out, so an involuntarily ended lease keeps the lock from everyone for the delay.
      */
     private static final String ACQUIRE = RUN + """
             local pttl = redis.call('PTTL', KEYS[1])
             if pttl ~= -2 then return {0, pttl} end
+            local delayed = redis.call('PTTL', KEYS[6])
+            if delayed > 0 then return {0, delayed} end
             if not run_floor(KEYS[5]) then return {-1} end
             local counter = redis.call('GET', KEYS[2])
             local ceiling = redis.call('GET', KEYS[3])
@@ -66,6 +71,9 @@ final class LeaseScripts {
             if tonumber(counter) + 1 > tonumber(ceiling) then return {-2, counter} end
             local token = redis.call('INCR', KEYS[2])
             redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token .. ':' .. ARGV[2], 'PX', ARGV[2])
+            if tonumber(ARGV[6]) > 0 then
+              redis.call('SET', KEYS[6], token .. ':' .. ARGV[6], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[6]))
+            end
             redis.call('ZADD', KEYS[4], token, token)
             local kept = tonumber(ARGV[3])
             if redis.call('ZCARD', KEYS[4]) > kept then
@@ -76,7 +84,7 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, grants, run. ARGV: secret, grantRetentionMs. Answers {1, token, ttlMs} or {0}.
+     * KEYS: lock, grants, run, delay. ARGV: secret, grantRetentionMs. Answers {1, token, ttlMs} or {0}.
      * A lease granted before Redis restarted (token <= the run's floor, or the run not checked yet)
      * is over: its key may have come back from a snapshot after another lease held the lock.
      */
@@ -89,11 +97,16 @@ final class LeaseScripts {
             if not floor or tonumber(token) <= floor then return {0} end
             redis.call('PEXPIRE', KEYS[1], ttl)
             redis.call('PEXPIRE', KEYS[2], ARGV[2])
+            local delay = redis.call('GET', KEYS[4])
+            if delay then
+              local delayToken, delayMs = string.match(delay, '^(%d+):(%d+)$')
+              if delayToken == token then redis.call('PEXPIRE', KEYS[4], tonumber(ttl) + tonumber(delayMs)) end
+            end
             return {1, token, ttl}
             """;
 
     /*
-     * KEYS: lock, released-marker. ARGV: secret, channel, lock name, marker slack ms.
+     * KEYS: lock, released-marker, delay. ARGV: secret, channel, lock name, marker slack ms.
      * The marker tells the granting issuer (maybe another instance) "released, not expired";
      * the PUBLISH wakes waiters without polling.
      */
@@ -103,6 +116,10 @@ final class LeaseScripts {
             local pttl = redis.call('PTTL', KEYS[1])
             if pttl < 0 then pttl = 0 end
             redis.call('DEL', KEYS[1])
+            local delay = redis.call('GET', KEYS[3])
+            if delay and string.match(delay, '^(%d+):') == string.match(value, '^%x+:(%d+):') then
+              redis.call('DEL', KEYS[3]) -- a voluntary end: no lock-delay
+            end
             redis.call('SET', KEYS[2], '1', 'PX', pttl + tonumber(ARGV[4]))
             redis.call('PUBLISH', ARGV[2], ARGV[3])
             return 1

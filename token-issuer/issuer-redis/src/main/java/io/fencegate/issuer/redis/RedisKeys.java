@@ -7,6 +7,11 @@ record RedisKeys(String prefix) {
         return prefix + "lock:" + lock;
     }
 
+    /** The lock-delay of the lock's last lease granted with one: {@code token:delayMs}, living ttl + delay. */
+    String delay(String lock) {
+        return prefix + "delay:" + lock;
+    }
+
     /** Sorted set of the lock's latest granted tokens, for {@code wasGranted}. */
     String grants(String lock) {
         return prefix + "grants:" + lock;

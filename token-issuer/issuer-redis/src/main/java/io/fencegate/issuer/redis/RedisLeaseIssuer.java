@@ -148,6 +148,12 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
+        return acquire(lock, ttl, wait, Duration.ZERO);
+    }
+
+    /** The delay is kept in Redis (a key living ttl + delay), so every instance honours it. */
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
         if (closed.get()) {
             return closedFailure();
         }
@@ -156,10 +162,14 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             if (ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
                 throw new IllegalArgumentException("acquire needs ttl >= 1 ms and wait >= 0; got ttl=" + ttl + " wait=" + wait);
             }
+            if (lockDelay == null || lockDelay.isNegative()) {
+                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
+            }
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Acquisition acquisition = new Acquisition(lock, ttl.toMillis(), System.nanoTime() + wait.toNanos(), !wait.isZero());
+        Acquisition acquisition = new Acquisition(lock, ttl.toMillis(), lockDelay.toMillis(),
+                System.nanoTime() + wait.toNanos(), !wait.isZero());
         acquisition.start();
         return acquisition.result;
     }
@@ -173,7 +183,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         String lock = parsed.get().lock();
         long sent = System.currentTimeMillis();
         return mapErrors(LeaseScripts.renew.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.grants(lock), keys.run()},
+                        new String[] {keys.lock(lock), keys.grants(lock), keys.run(), keys.delay(lock)},
                         parsed.get().secret(), Long.toString(options.grantRetention().toMillis()))
                 .thenApply(reply -> LeaseScripts.first(reply) == 1
                         ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
@@ -191,7 +201,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     private CompletionStage<Boolean> releaseNow(String lock, String secret) {
-        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret)},
+        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret), keys.delay(lock)},
                         secret, keys.releaseChannel(), lock, RELEASED_MARKER_SLACK_MS)
                 .thenApply(answer -> {
                     if (answer == 1) {
@@ -306,6 +316,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final class Acquisition {
         final String lock;
         final long ttlMs;
+        final long lockDelayMs;
         final long deadlineNanos;
         final boolean waits;
         final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
@@ -315,9 +326,10 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         volatile java.util.concurrent.ScheduledFuture<?> timer;
         long backoffMs = FIRST_BACKOFF_MS;
 
-        Acquisition(String lock, long ttlMs, long deadlineNanos, boolean waits) {
+        Acquisition(String lock, long ttlMs, long lockDelayMs, long deadlineNanos, boolean waits) {
             this.lock = lock;
             this.ttlMs = ttlMs;
+            this.lockDelayMs = lockDelayMs;
             this.deadlineNanos = deadlineNanos;
             this.waits = waits;
         }
@@ -343,7 +355,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             wokenWhileInFlight = false;
             String secret = LeaseIdFormat.newSecret();
             long sent = System.currentTimeMillis();
-            grant(lock, secret, ttlMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
+            grant(lock, secret, ttlMs, lockDelayMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
                 if (error != null) {
                     finish(null, mapError(error));
                 } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
@@ -402,11 +414,14 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     /** Runs the acquire script, repairing a lost or used-up token counter a bounded number of times. */
-    private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, int repairsLeft) {
+    private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, long lockDelayMs,
+            int repairsLeft) {
         return LeaseScripts.acquire.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run()},
+                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run(),
+                                keys.delay(lock)},
                         secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
-                        Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()))
+                        Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()),
+                        Long.toString(lockDelayMs))
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
                     if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {
@@ -420,7 +435,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                     CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
                             ? counter.recoverLost(highestToken.get())
                             : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
-                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, repairsLeft - 1));
+                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, lockDelayMs, repairsLeft - 1));
                 });
     }
 

@@ -168,6 +168,52 @@ public abstract class AbstractLeaseIssuerContractTest {
         assertThat(await(watching.find("not-a-lease-id"))).isEmpty();
     }
 
+    // ---------------------------------------------------------------- lock-delay
+
+    @Test
+    void afterAnExpiryTheLockDelayKeepsTheLockFromEveryInstanceUntilItPassed() throws Exception {
+        LeaseIssuer granting = issuer();
+        LeaseIssuer other = issuer();
+        String lock = lock("delay-expired");
+        Duration delay = Duration.ofMillis(1500);
+        Lease first = await(granting.acquire(lock, Duration.ofMillis(400), Duration.ZERO, delay)).orElseThrow();
+        // Renewed once, so the delay counts from the renewed expiry, not the first.
+        Lease renewed = await(granting.renew(first.leaseId())).orElseThrow();
+        while (System.currentTimeMillis() < renewed.expiresAt() + 200) {
+            Thread.sleep(50);
+        }
+        assertThat(await(other.acquire(lock, LONG_TTL, Duration.ZERO))).as("expired, but within the delay").isEmpty();
+        Lease next = await(other.acquire(lock, LONG_TTL, Duration.ofSeconds(10))).orElseThrow();
+        long grantedAt = System.currentTimeMillis();
+        assertThat(grantedAt).as("granted no earlier than expiry + delay")
+                .isGreaterThanOrEqualTo(renewed.expiresAt() + delay.toMillis() - 50);
+        assertThat(grantedAt).as("and not much later").isLessThan(renewed.expiresAt() + delay.toMillis() + 2000);
+        assertThat(next.token()).isGreaterThan(first.token());
+        assertThat(await(other.release(next.leaseId()))).isTrue();
+        assertThat(await(granting.acquire(lock, LONG_TTL, Duration.ZERO))).as("a release leaves no delay").isPresent();
+    }
+
+    @Test
+    void aReleaseFreesALockWithALockDelayAtOnce() throws Exception {
+        LeaseIssuer granting = issuer();
+        LeaseIssuer other = issuer();
+        String lock = lock("delay-released");
+        Lease first = await(granting.acquire(lock, Duration.ofSeconds(5), Duration.ZERO, Duration.ofSeconds(30)))
+                .orElseThrow();
+        assertThat(await(granting.renew(first.leaseId()))).isPresent();
+        assertThat(await(granting.release(first.leaseId()))).isTrue();
+        Optional<Lease> next = await(other.acquire(lock, LONG_TTL, Duration.ZERO));
+        assertThat(next).as("granted at once after a release, through another instance").isPresent();
+        assertThat(await(other.release(next.get().leaseId()))).isTrue();
+    }
+
+    @Test
+    void aNegativeLockDelayIsRefused() throws Exception {
+        LeaseIssuer issuer = issuer();
+        assertThat(failureOf(() -> issuer.acquire(lock("delay-bad"), LONG_TTL, Duration.ZERO, Duration.ofMillis(-1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockDelay");
+    }
+
     // ---------------------------------------------------------------- mutual exclusion, tokens
 
     @Test

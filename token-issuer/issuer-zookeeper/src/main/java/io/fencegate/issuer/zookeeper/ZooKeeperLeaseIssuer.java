@@ -56,6 +56,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration operationTimeout;
     private final IdleLockSweeper sweeper;
+    private final LockDelays delays;
     private final Clock clock;
 
     private ZooKeeperLeaseIssuer(Builder builder) {
@@ -70,6 +71,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         this.parts = new IssuerParts(client, zk, nodes, builder.tokenMode, scheduler,
                 new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, clock), clock);
         this.modeMarker = new TokenModeMarker(parts);
+        this.delays = new LockDelays(parts);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
                 : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
         if (sweeper != null) {
@@ -108,17 +110,26 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
+        return acquire(lock, ttl, wait, Duration.ZERO);
+    }
+
+    /** The delay is kept in ZooKeeper, on the lock node ({@link LockDelays}): every instance honours it. */
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
         try {
             LockNames.check(lock);
             requirePositive("ttl", ttl);
             if (wait == null || wait.isNegative()) {
                 throw new IllegalArgumentException("wait must be zero or positive, was " + wait);
             }
+            if (lockDelay == null || lockDelay.isNegative()) {
+                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
+            }
             ensureOpen();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis());
+        Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis(), lockDelay.toMillis(), delays);
         pending.add(acquisition);
         CompletableFuture<Void> modeChecked = modeMarker.ensure();
         CompletableFuture<Optional<Lease>> result = modeChecked.isDone() && !modeChecked.isCompletedExceptionally()
@@ -141,8 +152,11 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             Owned lease = owned.get();
             long expiresAt = clock.millis() + lease.data.ttlMs();
             byte[] data = lease.data.withExpiresAt(expiresAt).toBytes();
-            return parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
-                    .inBackground(cb).forPath(lease.path, data)).thenCompose(event -> switch (AsyncZk.code(event)) {
+            // The mark first: a mark ahead of the lease only lengthens a delay, one behind would shorten it.
+            CompletableFuture<Void> marked = lease.data.lockDelayMs() == 0 ? CompletableFuture.completedFuture(null)
+                    : delays.mark(lease.data.lock(), new LockDelays.Mark(lease.token(), lease.data.lockDelayMs(), expiresAt));
+            return marked.thenCompose(m -> parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
+                    .inBackground(cb).forPath(lease.path, data))).thenCompose(event -> switch (AsyncZk.code(event)) {
                         case OK -> CompletableFuture.completedFuture(Optional.of(lease.toLease(leaseId, expiresAt)));
                         case NONODE -> CompletableFuture.completedFuture(Optional.<Lease>empty());
                         // Renewed or expired concurrently: judge again from the node's new state.
@@ -164,7 +178,10 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 return CompletableFuture.completedFuture(false);
             }
             Owned lease = owned.get();
-            return parts.grants().markReleased(lease.data.lock(), lease.token())
+            // A release is a voluntary end: no lock-delay. Cleared before the delete, like the marker.
+            CompletableFuture<Void> undelayed = lease.data.lockDelayMs() == 0 ? CompletableFuture.completedFuture(null)
+                    : delays.clear(lease.data.lock());
+            return undelayed.thenCompose(v -> parts.grants().markReleased(lease.data.lock(), lease.token()))
                     .thenCompose(marked -> parts.delete(lease.path, lease.version)).thenCompose(code -> switch (code) {
                 case OK -> {
                     parts.held().forget(lease.path);
