@@ -16,7 +16,10 @@ import org.apache.zookeeper.data.Stat;
  *   <li>a release clears it, before deleting the lease node: a voluntary end frees the lock at once;</li>
  *   <li>an expiry or a lost session leaves it. The next acquirer at the head of the queue finds it
  *       and waits until {@code min(now, expiresAt) + delayMs}: the lease ended at its expiry or,
- *       for a lost session, earlier, so this waits at least the delay after the real end.</li>
+ *       for a lost session, earlier, so this waits at least the delay after the real end. A mark
+ *       whose expiry is still ahead (a lost session) is rewritten with now as its end, at the
+ *       version read, so the delay counts from the first sighting and does not restart at every
+ *       look.</li>
  * </ul>
  *
  * Locks never granted with a delay have an empty lock node: the acquirer sees {@code dataLength}
@@ -77,8 +80,18 @@ final class LockDelays {
                         return -1L;
                     }
                     long now = parts.clock().millis();
-                    return Math.max(0, Math.min(now, mark.get().expiresAt()) + mark.get().delayMs() - now);
+                    Mark m = mark.get();
+                    if (m.expiresAt() > now) {
+                        // Best effort: if another acquirer rewrote it first, its end time stands.
+                        pinEnd(path, new Mark(m.token(), m.delayMs(), now), event.getStat().getVersion());
+                    }
+                    return Math.max(0, Math.min(now, m.expiresAt()) + m.delayMs() - now);
                 });
+    }
+
+    private void pinEnd(String path, Mark ended, int version) {
+        parts.zk().call("pin lock-delay end " + path, cb -> parts.client().setData().withVersion(version)
+                .inBackground(cb).forPath(path, ended.toBytes()));
     }
 
     /** Writes the mark of a lease granted or renewed with a delay. */
