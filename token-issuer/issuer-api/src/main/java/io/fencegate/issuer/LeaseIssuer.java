@@ -78,6 +78,21 @@ public interface LeaseIssuer extends AutoCloseable {
      */
     CompletionStage<Boolean> wasReleased(Lease lease);
 
+    /** The most leases one {@link #list} page holds. */
+    int MAX_LIST_LIMIT = 1000;
+
+    /**
+     * Lists the live leases on locks starting with {@code lockPrefix}, from the backend (every
+     * instance's leases, not only this one's), in lock-name order, one page at a time.
+     *
+     * @param lockPrefix ""  for every lock
+     * @param cursor     null for the first page, else a previous page's {@link LeasePage#next}
+     * @param limit      1 to {@link #MAX_LIST_LIMIT}
+     * @throws IllegalArgumentException (through the stage) for a bad limit or a cursor this
+     *     issuer did not make
+     */
+    CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit);
+
     /** Registers a listener told when a lease granted here ends without a release. */
     void addListener(LeaseListener listener);
 

@@ -72,6 +72,11 @@ class LeaseWatchdogTest {
         }
 
         @Override
+        public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
+            return CompletableFuture.completedFuture(new LeasePage(List.of(), Optional.empty()));
+        }
+
+        @Override
         public void addListener(LeaseListener listener) { }
 
         @Override

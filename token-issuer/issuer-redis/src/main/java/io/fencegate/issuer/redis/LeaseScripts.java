@@ -47,8 +47,9 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, counter, ceiling, grants, run, delay. ARGV: secret, ttlMs, grantsKept,
-     * grantRetentionMs, highest token this issuer has seen, lockDelayMs.
+     * KEYS: lock, counter, ceiling, grants, run, delay, live index, holders. ARGV: secret, ttlMs,
+     * grantsKept, grantRetentionMs, highest token this issuer has seen, lockDelayMs, lock name,
+     * instance name.
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
      * Why refuse a missing counter: INCR would silently re-create it at 1 and repeat old tokens.
      * Why refuse a counter not checked under the live run: it may be an older one from a snapshot.
@@ -74,6 +75,8 @@ final class LeaseScripts {
             if tonumber(ARGV[6]) > 0 then
               redis.call('SET', KEYS[6], token .. ':' .. ARGV[6], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[6]))
             end
+            redis.call('ZADD', KEYS[7], 0, ARGV[7])
+            redis.call('HSET', KEYS[8], ARGV[7], token .. ':' .. ARGV[8])
             redis.call('ZADD', KEYS[4], token, token)
             local kept = tonumber(ARGV[3])
             if redis.call('ZCARD', KEYS[4]) > kept then
@@ -106,7 +109,8 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, released-marker, delay. ARGV: secret, channel, lock name, marker slack ms.
+     * KEYS: lock, released-marker, delay, live index, holders. ARGV: secret, channel, lock name,
+     * marker slack ms.
      * The marker tells the granting issuer (maybe another instance) "released, not expired";
      * the PUBLISH wakes waiters without polling.
      */
@@ -121,6 +125,8 @@ final class LeaseScripts {
               redis.call('DEL', KEYS[3]) -- a voluntary end: no lock-delay
             end
             redis.call('SET', KEYS[2], '1', 'PX', pttl + tonumber(ARGV[4]))
+            redis.call('ZREM', KEYS[4], ARGV[3])
+            redis.call('HDEL', KEYS[5], ARGV[3])
             redis.call('PUBLISH', ARGV[2], ARGV[3])
             return 1
             """;
@@ -156,6 +162,56 @@ final class LeaseScripts {
             local pttl = redis.call('PTTL', KEYS[1])
             if pttl < 0 then return {0} end
             return {1, token, pttl}
+            """;
+
+    /*
+     * KEYS: live index, holders. ARGV: lock-key prefix, lock prefix, after (or ''), limit, most
+     * index entries to examine. The index (a sorted set of lock names, all scored 0, so ordered by
+     * bytes) gains a lock at each grant and loses it at release; an entry whose lock key is gone
+     * (expired) is removed here, atomically with the check, so a racing grant's entry survives.
+     * Answers {last examined ('' for none), 1 if entries remain after it, lock, token, pttl,
+     * holder, lock, ...}.
+     */
+    private static final String LIST = """
+            local prefix = ARGV[2]
+            local max = '+'
+            if #prefix > 0 then
+              max = '(' .. string.sub(prefix, 1, -2) .. string.char(string.byte(prefix, -1) + 1)
+            end
+            local min = '-'
+            if #ARGV[3] > 0 then min = '(' .. ARGV[3] elseif #prefix > 0 then min = '[' .. prefix end
+            local limit = tonumber(ARGV[4])
+            local cap = tonumber(ARGV[5])
+            local out = {}
+            local found = 0
+            local examined = 0
+            local last = ''
+            while found < limit and examined < cap do
+              local batch = redis.call('ZRANGEBYLEX', KEYS[1], min, max, 'LIMIT', 0, limit)
+              if #batch == 0 then break end
+              for _, lock in ipairs(batch) do
+                examined = examined + 1
+                last = lock
+                local value = redis.call('GET', ARGV[1] .. lock)
+                if value then
+                  found = found + 1
+                  out[#out + 1] = lock
+                  out[#out + 1] = string.match(value, '^%x+:(%d+):') or '0'
+                  out[#out + 1] = redis.call('PTTL', ARGV[1] .. lock)
+                  out[#out + 1] = redis.call('HGET', KEYS[2], lock) or ''
+                else
+                  redis.call('ZREM', KEYS[1], lock)
+                  redis.call('HDEL', KEYS[2], lock)
+                end
+                if found >= limit or examined >= cap then break end
+              end
+              min = '(' .. last
+            end
+            local more = 0
+            if last ~= '' and #redis.call('ZRANGEBYLEX', KEYS[1], '(' .. last, max, 'LIMIT', 0, 1) > 0 then more = 1 end
+            local reply = {last, more}
+            for _, v in ipairs(out) do reply[#reply + 1] = v end
+            return reply
             """;
 
     /*
@@ -201,6 +257,7 @@ final class LeaseScripts {
     static final Script release = new Script(RELEASE, ScriptOutputType.INTEGER);
     static final Script check = new Script(CHECK, ScriptOutputType.INTEGER);
     static final Script find = new Script(FIND, ScriptOutputType.MULTI);
+    static final Script list = new Script(LIST, ScriptOutputType.MULTI);
     static final Script raiseCeiling = new Script(RAISE_CEILING, ScriptOutputType.INTEGER);
     static final Script reinit = new Script(REINIT, ScriptOutputType.INTEGER);
 

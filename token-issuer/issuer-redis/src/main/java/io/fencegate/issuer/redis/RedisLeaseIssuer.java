@@ -4,7 +4,10 @@ import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseInfo;
 import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LeasePage;
+import io.fencegate.issuer.backend.ListCursors;
 import io.fencegate.issuer.LockNames;
 import io.fencegate.issuer.backend.DaemonThreads;
 import io.fencegate.issuer.backend.KnownGrants;
@@ -201,7 +204,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     private CompletionStage<Boolean> releaseNow(String lock, String secret) {
-        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret), keys.delay(lock)},
+        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret), keys.delay(lock), keys.live(), keys.holders()},
                         secret, keys.releaseChannel(), lock, RELEASED_MARKER_SLACK_MS)
                 .thenApply(answer -> {
                     if (answer == 1) {
@@ -261,6 +264,46 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             return closed.get() ? closedFailure() : CompletableFuture.completedFuture(false);
         }
         return mapErrors(redis.exists(keys.released(parsed.get().secret())).thenApply(n -> n != null && n > 0));
+    }
+
+    /** Index entries one page may examine, per lease asked for: bounds a page among expired entries. */
+    private static final int EXAMINED_PER_LIMIT = 4;
+
+    @Override
+    public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
+        String after;
+        try {
+            ListCursors.checkArguments(lockPrefix, limit);
+            after = ListCursors.decode(cursor);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (closed.get()) {
+            return closedFailure();
+        }
+        long sent = System.currentTimeMillis();
+        return mapErrors(LeaseScripts.list.<List<Object>>run(redis, new String[] {keys.live(), keys.holders()},
+                        keys.lock(""), lockPrefix, after == null ? "" : after, Integer.toString(limit),
+                        Integer.toString(limit * EXAMINED_PER_LIMIT))
+                .thenApply(reply -> {
+                    List<LeaseInfo> leases = new java.util.ArrayList<>();
+                    for (int i = 2; i + 3 < reply.size(); i += 4) {
+                        String lock = String.valueOf(reply.get(i));
+                        long token = LeaseScripts.asLong(reply.get(i + 1));
+                        long pttl = LeaseScripts.asLong(reply.get(i + 2));
+                        String holder = String.valueOf(reply.get(i + 3));
+                        int colon = holder.indexOf(':');
+                        // The holder entry is the last grant's; an older version's grant left none.
+                        String by = colon > 0 && holder.substring(0, colon).equals(Long.toString(token))
+                                ? holder.substring(colon + 1) : "";
+                        if (token > 0 && pttl > 0) {
+                            leases.add(new LeaseInfo(lock, token, sent + pttl, by));
+                        }
+                    }
+                    String last = String.valueOf(reply.get(0));
+                    boolean more = LeaseScripts.asLong(reply.get(1)) == 1;
+                    return new LeasePage(leases, more ? Optional.of(ListCursors.encode(last)) : Optional.empty());
+                }));
     }
 
     @Override
@@ -418,10 +461,10 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             int repairsLeft) {
         return LeaseScripts.acquire.<List<Object>>run(redis,
                         new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run(),
-                                keys.delay(lock)},
+                                keys.delay(lock), keys.live(), keys.holders()},
                         secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
                         Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()),
-                        Long.toString(lockDelayMs))
+                        Long.toString(lockDelayMs), lock, options.instanceName())
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
                     if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {

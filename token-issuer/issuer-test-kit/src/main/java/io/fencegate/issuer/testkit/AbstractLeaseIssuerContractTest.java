@@ -214,6 +214,48 @@ public abstract class AbstractLeaseIssuerContractTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockDelay");
     }
 
+    // ---------------------------------------------------------------- listing
+
+    @Test
+    void aListingShowsEveryInstancesLiveLeasesUnderAPrefixPagedInLockOrder() throws Exception {
+        LeaseIssuer a = issuer();
+        LeaseIssuer b = issuer();
+        String prefix = lock("list") + "/";
+        List<Lease> live = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            live.add(acquired(i % 2 == 0 ? a : b, prefix + "k" + i, LONG_TTL));
+        }
+        Lease released = acquired(a, prefix + "released", LONG_TTL);
+        assertThat(await(a.release(released.leaseId()))).isTrue();
+        acquired(a, prefix + "expired", Duration.ofMillis(200));
+        acquired(a, lock("elsewhere"), LONG_TTL);
+        Thread.sleep(400);
+
+        List<io.fencegate.issuer.LeaseInfo> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            io.fencegate.issuer.LeasePage page = await(b.list(prefix, cursor, 2));
+            assertThat(page.leases().size()).isLessThanOrEqualTo(2);
+            seen.addAll(page.leases());
+            cursor = page.next().orElse(null);
+            assertThat(++pages).as("pages end").isLessThan(20);
+        } while (cursor != null);
+
+        assertThat(seen).extracting(io.fencegate.issuer.LeaseInfo::lock)
+                .containsExactly(live.stream().map(Lease::lock).toArray(String[]::new));
+        for (int i = 0; i < live.size(); i++) {
+            assertThat(seen.get(i).token()).isEqualTo(live.get(i).token());
+            assertThat(seen.get(i).expiresAt()).isBetween(live.get(i).expiresAt() - 2000, live.get(i).expiresAt() + 2000);
+            assertThat(seen.get(i).grantedBy()).as("the granting instance is named").isNotEmpty();
+        }
+        assertThat(await(a.list(prefix + "nothing-here/", null, 10)).leases()).isEmpty();
+        assertThat(failureOf(() -> a.list(prefix, null, 0))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(failureOf(() -> a.list(prefix, null, LeaseIssuer.MAX_LIST_LIMIT + 1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(failureOf(() -> a.list(prefix, "forged", 10))).isInstanceOf(IllegalArgumentException.class);
+    }
+
     // ---------------------------------------------------------------- mutual exclusion, tokens
 
     @Test

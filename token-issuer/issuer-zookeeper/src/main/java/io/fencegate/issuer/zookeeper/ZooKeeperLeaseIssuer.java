@@ -4,6 +4,8 @@ import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LeasePage;
+import io.fencegate.issuer.backend.InstanceNames;
 import io.fencegate.issuer.LockNames;
 import io.fencegate.issuer.backend.DaemonThreads;
 import java.time.Clock;
@@ -57,6 +59,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     private final Duration operationTimeout;
     private final IdleLockSweeper sweeper;
     private final LockDelays delays;
+    private final LeaseListing listing;
     private final Clock clock;
 
     private ZooKeeperLeaseIssuer(Builder builder) {
@@ -72,6 +75,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, clock), clock);
         this.modeMarker = new TokenModeMarker(parts);
         this.delays = new LockDelays(parts);
+        this.listing = new LeaseListing(parts, builder.instanceName);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
                 : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
         if (sweeper != null) {
@@ -79,6 +83,9 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         }
         // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
         this.sessionWatch = (c, state) -> {
+            if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
+                listing.register(); // a new session lost the old instance node
+            }
             if (state == ConnectionState.LOST) {
                 parts.held().sessionLost();
                 // Queued nodes went with the session too; their callers get a clear error now.
@@ -90,6 +97,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         client.getConnectionStateListenable().addListener(sessionWatch);
         if (ownsClient) {
             client.start();
+        } else {
+            listing.register();
         }
     }
 
@@ -226,6 +235,16 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
+    public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
+        try {
+            ensureOpen();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return listing.list(lockPrefix, cursor, limit);
+    }
+
+    @Override
     public void addListener(LeaseListener listener) {
         parts.held().addListener(Objects.requireNonNull(listener, "listener"));
     }
@@ -337,8 +356,15 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         private Duration sessionTimeout = Duration.ofSeconds(15);
         private Duration forgetIdleLocksAfter = Duration.ofMinutes(10);
         private Clock clock = Clock.systemUTC();
+        private String instanceName = InstanceNames.defaultName();
 
         private Builder() { }
+
+        /** How listings name this instance as the grantor of its leases (default {@code host/pid}). */
+        public Builder instanceName(String instanceName) {
+            this.instanceName = instanceName;
+            return this;
+        }
 
         /** A started client the caller owns and closes; the issuer does not close it. */
         public Builder client(CuratorFramework client) {
@@ -406,6 +432,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 throw new IllegalArgumentException("root must not be '/'");
             }
             Objects.requireNonNull(tokenMode, "tokenMode");
+            InstanceNames.check(instanceName);
             requirePositive("operationTimeout", operationTimeout);
             requirePositive("sessionTimeout", sessionTimeout);
             if (forgetIdleLocksAfter == null || forgetIdleLocksAfter.isNegative()) {
