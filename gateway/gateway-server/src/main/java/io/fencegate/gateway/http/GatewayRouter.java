@@ -81,6 +81,7 @@ public final class GatewayRouter {
 
         router.route("/v1/*").handler(ApiKeyAuthHandler.create(options.auth()));
         BodyHandler leaseBody = BodyHandler.create(false).setBodyLimit(MAX_LEASE_BODY);
+        router.get("/v1/leases").handler(metrics.timed("/v1/leases", leases::list));
         router.post("/v1/leases").handler(leaseBody).handler(metrics.timed("/v1/leases", leases::acquire));
         router.post("/v1/leases/:leaseId/renew").handler(metrics.timed("/v1/leases/{leaseId}/renew", leases::renew));
         // Not timed: a stream lasts as long as the lease, which would swamp the latency histogram.
