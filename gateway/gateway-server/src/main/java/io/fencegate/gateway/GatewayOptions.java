@@ -24,6 +24,7 @@ public final class GatewayOptions {
     private AuthConfig auth = AuthConfig.NONE;
     private Tls tls;
     private Map<String, Duration> lockDelays = Map.of();
+    private boolean ui = true;
     /** Longest lock-delay: ZooKeeper's idle-lock sweeper may remove a lock's nodes 10 min after its last lease. */
     static final Duration MAX_LOCK_DELAY = Duration.ofMinutes(5);
 
@@ -91,6 +92,10 @@ public final class GatewayOptions {
         }
         return delay;
     }
+
+    /** Whether {@code GET /ui} (the live status page) is served; config {@code server.ui}, default true. */
+    public boolean ui() { return ui; }
+    public GatewayOptions ui(boolean ui) { this.ui = ui; return this; }
 
     /** Null: plain HTTP. */
     public Tls tls() { return tls; }

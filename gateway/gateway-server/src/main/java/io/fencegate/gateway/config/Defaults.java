@@ -39,6 +39,7 @@ public final class Defaults {
         Optional.ofNullable(s.host()).ifPresent(o::host);
         Optional.ofNullable(s.port()).ifPresent(o::port);
         Optional.ofNullable(s.eventLoops()).ifPresent(o::eventLoops);
+        Optional.ofNullable(s.ui()).ifPresent(o::ui);
         if (s.tls() != null) {
             o.tls(new GatewayOptions.Tls(s.tls().certPath(), s.tls().keyPath()));
         }

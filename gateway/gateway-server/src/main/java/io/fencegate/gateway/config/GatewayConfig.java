@@ -19,7 +19,7 @@ public record GatewayConfig(
         Leases leases) {
 
     public GatewayConfig {
-        server = server == null ? new Server(null, null, null, null) : server;
+        server = server == null ? new Server(null, null, null, null, null) : server;
         limits = limits == null ? new Limits(null, null, null, null, null) : limits;
         auth = auth == null ? AuthConfig.NONE : auth;
         stores = stores == null ? Map.of() : new LinkedHashMap<>(stores);
@@ -34,9 +34,9 @@ public record GatewayConfig(
 
     /**
      * {@code host} default 127.0.0.1, {@code port} default 8080, optional PEM {@code tls},
-     * {@code eventLoops} default one per CPU.
+     * {@code eventLoops} default one per CPU, {@code ui} (the status page at {@code /ui}) default true.
      */
-    public record Server(String host, Integer port, Tls tls, Integer eventLoops) {}
+    public record Server(String host, Integer port, Tls tls, Integer eventLoops, Boolean ui) {}
 
     public record Tls(String certPath, String keyPath) {}
 
