@@ -77,8 +77,11 @@ class LeaseEventsIT {
         try (GatewayHarness a = new GatewayHarness(new GatewayOptions(), issuerA, List.of(), List.of(issuerA));
                 GatewayHarness b = new GatewayHarness(new GatewayOptions(), issuerB, List.of(), List.of(issuerB))) {
             FencegateClient holder = a.client();
-            Lease lease = holder.acquire("events/paused", Duration.ofMillis(1000), Duration.ZERO).orElseThrow();
+            Lease lease = holder.acquire("events/paused", Duration.ofMillis(2000), Duration.ZERO).orElseThrow();
             try (EventStream watch = EventStream.open(b.uri(), lease.leaseId())) {
+                // Renewed a moment later, as a keep-alive at ttl/3 would: a renew within the watcher's
+                // jitter allowance (25 ms) of the grant moves the expiry too little to be reported.
+                Thread.sleep(300);
                 assertThat(holder.renew(lease.leaseId())).isPresent();
                 Event renewed = watch.next(3000);
                 assertThat(renewed.name).isEqualTo("renewed");

@@ -132,8 +132,10 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, released-marker, run. ARGV: secret. Answers pttl (>= 0) if alive, -1 released,
-     * -2 gone. A lease from before a Redis restart is gone, like in RENEW.
+     * KEYS: lock, released-marker, run, live index, holders. ARGV: secret, lock name. Answers pttl
+     * (>= 0) if alive, -1 released, -2 gone. A lease from before a Redis restart is gone, like in
+     * RENEW. An expired lease whose lock is free leaves the listing index here, so the index does
+     * not grow with every lock that ever expired (a listing drops the ones of issuers that died).
      */
     private static final String CHECK = RUN + """
             local value = redis.call('GET', KEYS[1])
@@ -145,6 +147,10 @@ final class LeaseScripts {
               return pttl
             end
             if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
+            if not value then
+              redis.call('ZREM', KEYS[4], ARGV[2])
+              redis.call('HDEL', KEYS[5], ARGV[2])
+            end
             return -2
             """;
 
