@@ -187,7 +187,9 @@ public abstract class AbstractLeaseIssuerContractTest {
         long grantedAt = System.currentTimeMillis();
         assertThat(grantedAt).as("granted no earlier than expiry + delay")
                 .isGreaterThanOrEqualTo(renewed.expiresAt() + delay.toMillis() - 50);
-        assertThat(grantedAt).as("and not much later").isLessThan(renewed.expiresAt() + delay.toMillis() + 2000);
+        // Liveness, not safety: on ZooKeeper the granting instance deletes the expired node on its own
+        // timer, late when its machine is busy (one full run on a loaded 2-core box: 4.6 s after).
+        assertThat(grantedAt).as("and not much later").isLessThan(renewed.expiresAt() + delay.toMillis() + 6000);
         assertThat(next.token()).isGreaterThan(first.token());
         assertThat(await(other.release(next.leaseId()))).isTrue();
         assertThat(await(granting.acquire(lock, LONG_TTL, Duration.ZERO))).as("a release leaves no delay").isPresent();
