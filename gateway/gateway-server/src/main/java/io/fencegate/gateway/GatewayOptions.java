@@ -4,6 +4,7 @@ import io.fencegate.gateway.auth.AuthConfig;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -22,6 +23,10 @@ public final class GatewayOptions {
     private int eventLoops = Runtime.getRuntime().availableProcessors();
     private AuthConfig auth = AuthConfig.NONE;
     private Tls tls;
+    private Map<String, Duration> lockDelays = Map.of();
+    private boolean ui = true;
+    /** Longest lock-delay: ZooKeeper's idle-lock sweeper may remove a lock's nodes 10 min after its last lease. */
+    static final Duration MAX_LOCK_DELAY = Duration.ofMinutes(5);
 
     /** A PEM certificate chain and its private key. */
     public record Tls(String certPath, String keyPath) {}
@@ -64,6 +69,34 @@ public final class GatewayOptions {
     public AuthConfig auth() { return auth; }
     public GatewayOptions auth(AuthConfig auth) { this.auth = Objects.requireNonNull(auth); return this; }
 
+    /**
+     * Lock-delay per lock prefix (config {@code leases.lockDelay}): after a lease on a lock under
+     * the prefix ends involuntarily (expiry, lost session), the issuer grants that lock to nobody
+     * until the delay has passed. The longest matching prefix wins; no match is no delay.
+     */
+    public Map<String, Duration> lockDelays() { return lockDelays; }
+    public GatewayOptions lockDelays(Map<String, Duration> lockDelays) {
+        this.lockDelays = Map.copyOf(Objects.requireNonNull(lockDelays));
+        return this;
+    }
+
+    /** The lock-delay a new lease on {@code lock} is granted with. */
+    public Duration lockDelayFor(String lock) {
+        Duration delay = Duration.ZERO;
+        int longest = -1;
+        for (Map.Entry<String, Duration> e : lockDelays.entrySet()) {
+            if (lock.startsWith(e.getKey()) && e.getKey().length() > longest) {
+                longest = e.getKey().length();
+                delay = e.getValue();
+            }
+        }
+        return delay;
+    }
+
+    /** Whether {@code GET /ui} (the live status page) is served; config {@code server.ui}, default true. */
+    public boolean ui() { return ui; }
+    public GatewayOptions ui(boolean ui) { this.ui = ui; return this; }
+
     /** Null: plain HTTP. */
     public Tls tls() { return tls; }
     public GatewayOptions tls(Tls tls) { this.tls = tls; return this; }
@@ -91,6 +124,12 @@ public final class GatewayOptions {
         }
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("limits.maxWait must not be negative, was " + maxWait);
+        }
+        for (Map.Entry<String, Duration> e : lockDelays.entrySet()) {
+            if (e.getValue().isNegative() || e.getValue().compareTo(MAX_LOCK_DELAY) > 0) {
+                throw new IllegalArgumentException("leases.lockDelay.\"" + e.getKey() + "\" must be from 0 to "
+                        + MAX_LOCK_DELAY.toMinutes() + "m, was " + e.getValue());
+            }
         }
         auth.validate();
         if (!auth.enabled() && !isLoopback(host)) {

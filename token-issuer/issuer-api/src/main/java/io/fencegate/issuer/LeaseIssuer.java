@@ -23,6 +23,27 @@ public interface LeaseIssuer extends AutoCloseable {
     CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait);
 
     /**
+     * Acquires {@code lock} like {@link #acquire(String, Duration, Duration)}, with a lock-delay
+     * (Chubby's answer for resources that cannot check tokens): if this lease ends involuntarily
+     * (its ttl passes, or the backend session holding it is lost), the issuer grants the lock to
+     * nobody until {@code lockDelay} has passed since that end, so a holder that has not yet
+     * noticed its loss has that long to stop. A release frees the lock at once. The delay is
+     * recorded in the backend with the lease, so every issuer instance keeps it.
+     *
+     * <p>The default supports only a zero delay; backends that keep delays override it.
+     *
+     * @throws IllegalArgumentException (through the stage) for a negative delay, or a positive one
+     *     this issuer cannot keep
+     */
+    default CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
+        if (lockDelay == null || lockDelay.isNegative() || !lockDelay.isZero()) {
+            return java.util.concurrent.CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "this issuer keeps no lock-delay; lockDelay must be zero, was " + lockDelay));
+        }
+        return acquire(lock, ttl, wait);
+    }
+
+    /**
      * Extends the lease to now + its ttl.
      *
      * @return the lease with its new expiry, or empty if the lease is gone (expired, released,
@@ -40,6 +61,37 @@ public interface LeaseIssuer extends AutoCloseable {
      * and answer false for them, which only ever refuses a write.
      */
     CompletionStage<Boolean> wasGranted(String lock, long token);
+
+    /**
+     * The live lease an id names, read without changing it: for watchers, which may ask any
+     * issuer instance on the backend, not only the one that granted it.
+     *
+     * @return the lease with its current expiry, or empty once it has ended (released, expired,
+     *     session lost) or if it never existed
+     */
+    CompletionStage<Optional<Lease>> find(String leaseId);
+
+    /**
+     * Whether {@code lease}, seen live before and now ended, ended by {@link #release}. False for
+     * an expiry, a lost session, or a release the backend no longer remembers (minutes later):
+     * a watcher then reports the end as involuntary, the cautious answer.
+     */
+    CompletionStage<Boolean> wasReleased(Lease lease);
+
+    /** The most leases one {@link #list} page holds. */
+    int MAX_LIST_LIMIT = 1000;
+
+    /**
+     * Lists the live leases on locks starting with {@code lockPrefix}, from the backend (every
+     * instance's leases, not only this one's), in lock-name order, one page at a time.
+     *
+     * @param lockPrefix ""  for every lock
+     * @param cursor     null for the first page, else a previous page's {@link LeasePage#next}
+     * @param limit      1 to {@link #MAX_LIST_LIMIT}
+     * @throws IllegalArgumentException (through the stage) for a bad limit or a cursor this
+     *     issuer did not make
+     */
+    CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit);
 
     /** Registers a listener told when a lease granted here ends without a release. */
     void addListener(LeaseListener listener);

@@ -62,6 +62,21 @@ class LeaseWatchdogTest {
         }
 
         @Override
+        public CompletionStage<Optional<Lease>> find(String leaseId) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+
+        @Override
+        public CompletionStage<Boolean> wasReleased(Lease lease) {
+            return CompletableFuture.completedFuture(false);
+        }
+
+        @Override
+        public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
+            return CompletableFuture.completedFuture(new LeasePage(List.of(), Optional.empty()));
+        }
+
+        @Override
         public void addListener(LeaseListener listener) { }
 
         @Override

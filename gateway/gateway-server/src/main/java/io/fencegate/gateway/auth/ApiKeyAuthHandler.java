@@ -58,6 +58,28 @@ public final class ApiKeyAuthHandler implements Handler<RoutingContext> {
     }
 
     /**
+     * For routes where a key is optional (the status page): {@link Principal#ANONYMOUS} when no keys
+     * are configured, the key's principal for a known key, empty when none was sent; a sent key
+     * that is unknown is refused with 401 like on {@code /v1/*} ({@code null} answer, already sent).
+     */
+    public java.util.Optional<Principal> optional(RoutingContext ctx) {
+        if (entries.isEmpty()) {
+            return java.util.Optional.of(Principal.ANONYMOUS);
+        }
+        String header = ctx.request().getHeader("Authorization");
+        if (header == null || header.isBlank()) {
+            return java.util.Optional.empty();
+        }
+        Principal p = header.regionMatches(true, 0, BEARER, 0, BEARER.length())
+                ? authenticate(header.substring(BEARER.length()).strip()) : null;
+        if (p == null) {
+            unauthorized(ctx, "unknown API key");
+            return null;
+        }
+        return java.util.Optional.of(p);
+    }
+
+    /**
      * Finds the key by its hash. Every entry is compared, with a constant-time compare and no early
      * exit, so the answer time says nothing about which (or how much of a) hash matched.
      */

@@ -68,6 +68,19 @@ public final class Principal {
         return false;
     }
 
+    /**
+     * The prefix a lease listing for {@code requested} may run with: the requested one if every
+     * lock under it is allowed; narrowed to the key's one lock prefix under it, if it has exactly
+     * one (a key for "orders/" asking for everything lists "orders/"); empty otherwise (403).
+     */
+    public java.util.Optional<String> listablePrefix(String requested) {
+        if (mayUseLock(requested)) {
+            return java.util.Optional.of(requested);
+        }
+        List<String> under = lockPrefixes.stream().filter(p -> p.startsWith(requested)).toList();
+        return under.size() == 1 ? java.util.Optional.of(under.get(0)) : java.util.Optional.empty();
+    }
+
     @Override
     public String toString() {
         return "Principal[" + name + "]";

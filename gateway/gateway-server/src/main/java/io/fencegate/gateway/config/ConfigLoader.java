@@ -84,11 +84,12 @@ public final class ConfigLoader {
         JsonNode stores = root.remove("stores");
         Sections sections = bind(root, Sections.class, "", "unknown key");
         return new GatewayConfig(sections.server(), sections.limits(), sections.auth(),
-                issuer == null || issuer.isNull() ? null : issuer(issuer), stores(stores, providers));
+                issuer == null || issuer.isNull() ? null : issuer(issuer), stores(stores, providers), sections.leases());
     }
 
     /** The sections that are the gateway's own. */
-    private record Sections(GatewayConfig.Server server, GatewayConfig.Limits limits, AuthConfig auth) {}
+    private record Sections(GatewayConfig.Server server, GatewayConfig.Limits limits, AuthConfig auth,
+            GatewayConfig.Leases leases) {}
 
     private static IssuerConfig issuer(JsonNode node) {
         String type = type(node, "issuer", "zookeeper, redis or embedded-zookeeper");

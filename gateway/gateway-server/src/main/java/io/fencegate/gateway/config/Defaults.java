@@ -39,6 +39,7 @@ public final class Defaults {
         Optional.ofNullable(s.host()).ifPresent(o::host);
         Optional.ofNullable(s.port()).ifPresent(o::port);
         Optional.ofNullable(s.eventLoops()).ifPresent(o::eventLoops);
+        Optional.ofNullable(s.ui()).ifPresent(o::ui);
         if (s.tls() != null) {
             o.tls(new GatewayOptions.Tls(s.tls().certPath(), s.tls().keyPath()));
         }
@@ -48,6 +49,10 @@ public final class Defaults {
         o.requestTimeout(Durations.parse("limits.requestTimeout", l.requestTimeout(), o.requestTimeout()));
         o.maxTtl(Durations.parse("limits.maxTtl", l.maxTtl(), o.maxTtl()));
         o.maxWait(Durations.parse("limits.maxWait", l.maxWait(), o.maxWait()));
+        Map<String, java.time.Duration> delays = new LinkedHashMap<>();
+        config.leases().lockDelay().forEach((prefix, delay) ->
+                delays.put(prefix, Durations.parse("leases.lockDelay.\"" + prefix + "\"", delay, java.time.Duration.ZERO)));
+        o.lockDelays(delays);
         return o;
     }
 

@@ -15,23 +15,41 @@ import java.util.Map;
  *               ({@link StoreProviders}), in config order
  */
 public record GatewayConfig(
-        Server server, Limits limits, AuthConfig auth, IssuerConfig issuer, Map<String, StoreSettings> stores) {
+        Server server, Limits limits, AuthConfig auth, IssuerConfig issuer, Map<String, StoreSettings> stores,
+        Leases leases) {
 
     public GatewayConfig {
-        server = server == null ? new Server(null, null, null, null) : server;
+        server = server == null ? new Server(null, null, null, null, null) : server;
         limits = limits == null ? new Limits(null, null, null, null, null) : limits;
         auth = auth == null ? AuthConfig.NONE : auth;
         stores = stores == null ? Map.of() : new LinkedHashMap<>(stores);
+        leases = leases == null ? new Leases(null) : leases;
+    }
+
+    /** The sections before {@code leases} existed. */
+    public GatewayConfig(Server server, Limits limits, AuthConfig auth, IssuerConfig issuer,
+            Map<String, StoreSettings> stores) {
+        this(server, limits, auth, issuer, stores, null);
     }
 
     /**
      * {@code host} default 127.0.0.1, {@code port} default 8080, optional PEM {@code tls},
-     * {@code eventLoops} default one per CPU.
+     * {@code eventLoops} default one per CPU, {@code ui} (the status page at {@code /ui}) default true.
      */
-    public record Server(String host, Integer port, Tls tls, Integer eventLoops) {}
+    public record Server(String host, Integer port, Tls tls, Integer eventLoops, Boolean ui) {}
 
     public record Tls(String certPath, String keyPath) {}
 
     /** Durations as {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}. */
+    /**
+     * {@code lockDelay}: lock prefix to duration ({@code "orders/": 5s}); the longest prefix of a
+     * lock names its delay, default none. See {@code GatewayOptions#lockDelays}.
+     */
+    public record Leases(Map<String, String> lockDelay) {
+        public Leases {
+            lockDelay = lockDelay == null ? Map.of() : new LinkedHashMap<>(lockDelay);
+        }
+    }
+
     public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {}
 }

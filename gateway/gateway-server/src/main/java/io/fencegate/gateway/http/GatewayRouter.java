@@ -56,7 +56,10 @@ public final class GatewayRouter {
     }
 
     private static Router router(Vertx vertx, GatewayOptions options, LeaseIssuer issuer, List<StoreBinding> stores,
-            GatewayMetrics metrics) {
+            GatewayMetrics prometheus) {
+        // The routes report outcomes once; the status page and Prometheus both hear them.
+        StoreActivity activity = new StoreActivity(prometheus);
+        GatewayMetrics metrics = activity;
         Map<String, StoreBinding> byName = new LinkedHashMap<>();
         for (StoreBinding b : stores) {
             if (byName.put(b.name(), b) != null) {
@@ -65,7 +68,8 @@ public final class GatewayRouter {
         }
         TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
         LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
-                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores));
+                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor);
+        LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout());
         ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
@@ -78,10 +82,19 @@ public final class GatewayRouter {
         }
         router.get("/openapi.yaml").handler(ops::openApi);
 
-        router.route("/v1/*").handler(ApiKeyAuthHandler.create(options.auth()));
+        ApiKeyAuthHandler auth = ApiKeyAuthHandler.create(options.auth());
+        if (options.ui()) {
+            StatusPage ui = new StatusPage(issuer, stores, activity, ops, auth, options.requestTimeout());
+            router.get("/ui").handler(ui::page);
+            router.get("/ui/events").handler(ui::events);
+        }
+        router.route("/v1/*").handler(auth);
         BodyHandler leaseBody = BodyHandler.create(false).setBodyLimit(MAX_LEASE_BODY);
+        router.get("/v1/leases").handler(metrics.timed("/v1/leases", leases::list));
         router.post("/v1/leases").handler(leaseBody).handler(metrics.timed("/v1/leases", leases::acquire));
         router.post("/v1/leases/:leaseId/renew").handler(metrics.timed("/v1/leases/{leaseId}/renew", leases::renew));
+        // Not timed: a stream lasts as long as the lease, which would swamp the latency histogram.
+        router.get("/v1/leases/:leaseId/events").handler(events::watch);
         router.delete("/v1/leases/:leaseId").handler(metrics.timed("/v1/leases/{leaseId}", leases::release));
         router.route(StoreTarget.PREFIX + "*").handler(ctx -> dispatch(ctx, byName, items, statements, metrics));
 

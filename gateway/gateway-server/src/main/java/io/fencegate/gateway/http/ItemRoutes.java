@@ -30,6 +30,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
         Future<WriteResult> done;
         try {
             String key = key(target);
+            ctx.put(StoreActivity.KEY, key);
             long token = TokenGate.required(ctx);
             long limit = Math.min(maxBodyBytes, b.store().limits().maxValueBytes());
             done = gate.admit(ctx, b, key, token)
@@ -46,6 +47,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
         Future<WriteResult> done;
         try {
             String key = key(target);
+            ctx.put(StoreActivity.KEY, key);
             long token = TokenGate.required(ctx);
             done = gate.admit(ctx, b, key, token).compose(v -> call(ctx, b.store().delete(key, token)));
         } catch (Problem p) {
@@ -122,7 +124,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
                     .end(new JsonObject().put("applied", true).put("token", token)
                             .put("previousToken", applied.previousToken()).encode());
         } else {
-            metrics.writeStale(store);
+            metrics.writeStale(store, ctx.get(StoreActivity.KEY), (Stale) result);
             stale((Stale) result).send(ctx);
         }
     }

@@ -29,9 +29,11 @@ final class LeaseRoutes {
     private final Duration maxWait;
     private final Duration timeout;
     private final int maxLockBytes;
+    private final java.util.function.Function<String, Duration> lockDelays;
 
     LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout,
-            int maxLockBytes) {
+            int maxLockBytes, java.util.function.Function<String, Duration> lockDelays) {
+        this.lockDelays = lockDelays;
         this.maxLockBytes = maxLockBytes;
         this.issuer = issuer;
         this.metrics = metrics;
@@ -67,7 +69,8 @@ final class LeaseRoutes {
                     "this API key may not use lock '" + PathDecoder.shorten(lock) + "'"));
             return;
         }
-        call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs)), timeout.plusMillis(waitMs))
+        call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelays.apply(lock)),
+                timeout.plusMillis(waitMs))
                 .onSuccess(granted -> {
                     if (granted.isEmpty()) {
                         metrics.leaseDenied();
@@ -108,6 +111,69 @@ final class LeaseRoutes {
                     }
                 })
                 .onFailure(ctx::fail);
+    }
+
+    /** Default page size of {@code GET /v1/leases}. */
+    static final int DEFAULT_LIST_LIMIT = 100;
+
+    /**
+     * {@code GET /v1/leases?prefix=&limit=&cursor=}: the live leases from the issuer (every
+     * gateway's), one page, only under lock prefixes the API key may use.
+     */
+    void list(RoutingContext ctx) {
+        String requested = ctx.queryParams().get("prefix");
+        String cursor = ctx.queryParams().get("cursor");
+        int limit;
+        try {
+            limit = limit(ctx.queryParams().get("limit"));
+        } catch (Problem p) {
+            ctx.fail(p);
+            return;
+        }
+        Principal principal = Principal.of(ctx);
+        java.util.Optional<String> prefix = principal.listablePrefix(requested == null ? "" : requested);
+        if (prefix.isEmpty()) {
+            ctx.fail(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
+                    "this API key may not list locks under '" + PathDecoder.shorten(requested == null ? "" : requested)
+                            + "': ask for a prefix under one of its lockPrefixes"));
+            return;
+        }
+        CompletionStage<io.fencegate.issuer.LeasePage> listed;
+        try {
+            listed = issuer.list(prefix.get(), cursor, limit);
+        } catch (IllegalArgumentException e) {
+            listed = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        call(ctx, listed, timeout).onSuccess(page -> {
+            io.vertx.core.json.JsonArray leases = new io.vertx.core.json.JsonArray();
+            for (io.fencegate.issuer.LeaseInfo lease : page.leases()) {
+                if (principal.mayUseLock(lease.lock())) { // defence in depth: the prefix already scoped it
+                    leases.add(new JsonObject().put("lock", lease.lock()).put("token", lease.token())
+                            .put("expiresAt", lease.expiresAt()).put("grantedBy", lease.grantedBy()));
+                }
+            }
+            JsonObject body = new JsonObject().put("prefix", prefix.get()).put("leases", leases);
+            page.next().ifPresent(next -> body.put("next", next));
+            ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
+        }).onFailure(error -> ctx.fail(error instanceof IllegalArgumentException
+                || error.getCause() instanceof IllegalArgumentException
+                ? Problem.badRequest(Problem.BAD_REQUEST, (error instanceof IllegalArgumentException ? error : error.getCause()).getMessage())
+                : error));
+    }
+
+    private static int limit(String value) {
+        if (value == null) {
+            return DEFAULT_LIST_LIMIT;
+        }
+        try {
+            int limit = Integer.parseInt(value);
+            if (limit >= 1 && limit <= LeaseIssuer.MAX_LIST_LIMIT) {
+                return limit;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw Problem.badRequest(Problem.BAD_REQUEST, "limit must be an integer from 1 to " + LeaseIssuer.MAX_LIST_LIMIT);
     }
 
     private static void gone(RoutingContext ctx) {

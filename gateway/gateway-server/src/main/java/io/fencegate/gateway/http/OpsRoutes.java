@@ -3,6 +3,7 @@ package io.fencegate.gateway.http;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.metrics.GatewayMetrics;
 import io.fencegate.issuer.LeaseIssuer;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -43,21 +44,30 @@ final class OpsRoutes {
      * link shows here.
      */
     void health(RoutingContext ctx) {
-        JsonObject checks = new JsonObject();
-        List<Future<?>> probes = new ArrayList<>();
-        probes.add(probe(ctx, checks, "issuer", "issuer", issuer.wasGranted(PROBE_LOCK, 1)));
-        for (StoreBinding b : stores) {
-            probes.add(probe(ctx, checks, "store:" + b.name(), "store '" + b.name() + "'", b.store().read(PROBE_KEY)));
-        }
-        Future.join(probes).onComplete(done -> {
-            boolean up = checks.stream().allMatch(e -> "UP".equals(((JsonObject) e.getValue()).getString("status")));
+        check(ctx.vertx().getOrCreateContext()).onComplete(done -> {
+            JsonObject body = done.result();
+            boolean up = "UP".equals(body.getString("status"));
             ctx.response().setStatusCode(up ? 200 : 503).putHeader("Content-Type", "application/json")
-                    .end(new JsonObject().put("status", up ? "UP" : "DOWN").put("checks", checks).encode());
+                    .end(body.encode());
         });
     }
 
-    private Future<?> probe(RoutingContext ctx, JsonObject checks, String name, String backend, CompletionStage<?> stage) {
-        return Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext())
+    /** The health body, {@code {"status":"UP"|"DOWN","checks":{…}}}; never fails. Also the status page's. */
+    Future<JsonObject> check(Context context) {
+        JsonObject checks = new JsonObject();
+        List<Future<?>> probes = new ArrayList<>();
+        probes.add(probe(context, checks, "issuer", "issuer", issuer.wasGranted(PROBE_LOCK, 1)));
+        for (StoreBinding b : stores) {
+            probes.add(probe(context, checks, "store:" + b.name(), "store '" + b.name() + "'", b.store().read(PROBE_KEY)));
+        }
+        return Future.join(probes).transform(done -> {
+            boolean up = checks.stream().allMatch(e -> "UP".equals(((JsonObject) e.getValue()).getString("status")));
+            return Future.succeededFuture(new JsonObject().put("status", up ? "UP" : "DOWN").put("checks", checks));
+        });
+    }
+
+    private Future<?> probe(Context context, JsonObject checks, String name, String backend, CompletionStage<?> stage) {
+        return Future.fromCompletionStage(stage, context)
                 .timeout(probeTimeout.toMillis(), TimeUnit.MILLISECONDS)
                 .onSuccess(v -> checks.put(name, new JsonObject().put("status", "UP")))
                 .onFailure(t -> {

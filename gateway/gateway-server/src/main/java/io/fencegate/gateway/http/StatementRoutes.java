@@ -37,6 +37,7 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, 
             long token = TokenGate.required(ctx);
             done = Bodies.read(ctx.request(), MAX_BODY).compose(body -> {
                 Call call = Call.parse(body, Math.min(maxKeyBytes, b.store().limits().maxKeyBytes()));
+                ctx.put(StoreActivity.KEY, call.key());
                 return gate.admit(ctx, b, call.key(), token)
                         .compose(v -> Future.fromCompletionStage(
                                 b.statements().execute(call.key(), token, sql, call.params()),
@@ -61,7 +62,7 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, 
                     .end(new JsonObject().put("applied", true).put("rows", executed.rows())
                             .put("token", token).put("previousToken", executed.previousToken()).encode());
         } else {
-            metrics.writeStale(store);
+            metrics.writeStale(store, ctx.get(StoreActivity.KEY), (Stale) result);
             ItemRoutes.stale((Stale) result).send(ctx);
         }
     }

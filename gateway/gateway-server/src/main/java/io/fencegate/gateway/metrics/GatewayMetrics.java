@@ -21,6 +21,14 @@ public interface GatewayMetrics {
     /** A PUT, DELETE or statement was refused by the guard (409). */
     void writeStale(String store);
 
+    /**
+     * The same, with what was refused: the item's key and the guard's answer (the attempted
+     * token, the item's current token and fence), for the status page's list of refusals.
+     */
+    default void writeStale(String store, String key, io.fencegate.store.Stale stale) {
+        writeStale(store);
+    }
+
     /** A write was refused before the guard: 400, 403, 413, 428 (not 404: an unknown store is no store). */
     void writeRefused(String store);
 

@@ -55,6 +55,28 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void lockDelaysArePerLockPrefixTheLongestWinsAndNoneIsZero() {
+        GatewayConfig config = ConfigLoader.parse(VALID + """
+                leases:
+                  lockDelay: { "orders/": 5s, "orders/slow/": 30s }
+                """, Map.of());
+        GatewayOptions options = Defaults.options(config).validate();
+        assertThat(options.lockDelayFor("orders/42")).isEqualTo(Duration.ofSeconds(5));
+        assertThat(options.lockDelayFor("orders/slow/7")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(options.lockDelayFor("docs/a")).isZero();
+        assertThat(Defaults.options(ConfigLoader.parse(VALID, Map.of())).lockDelayFor("orders/1")).isZero();
+    }
+
+    @Test
+    void aBadLockDelayIsRefusedNamingItsPrefix() {
+        assertRefused(VALID + "leases: { lockDelay: { \"orders/\": soon } }\n", Map.of(), "leases.lockDelay.\"orders/\"");
+        assertRefused(VALID + "leases: { delay: 5s }\n", Map.of(), "leases.delay");
+        GatewayOptions tooLong = Defaults.options(ConfigLoader.parse(VALID + "leases: { lockDelay: { \"a/\": 6m } }\n", Map.of()));
+        assertThatThrownBy(tooLong::validate).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("leases.lockDelay.\"a/\" must be from 0 to 5m");
+    }
+
+    @Test
     void environmentVariablesOverrideKeysPresentOrNot() {
         GatewayConfig config = ConfigLoader.parse(VALID, Map.of(
                 "FENCEGATE_SERVER_PORT", "9090",

@@ -202,7 +202,8 @@ class BadInputIT {
     void unknownRoutesAre404Or405() throws Exception {
         assertThat(gw.send(gw.request("/v2/stores/s/items/" + KEY).GET()).statusCode()).isEqualTo(404);
         assertThat(gw.send(gw.request("/v1/stores/nosuch/items/" + KEY).GET()).statusCode()).isEqualTo(404);
-        assertThat(gw.send(gw.request("/v1/leases").GET()).statusCode()).isIn(404, 405);
+        // GET /v1/leases is the lease listing now (issue 16); PUT is still no route.
+        assertThat(gw.send(gw.request("/v1/leases").PUT(BodyPublishers.ofString("{}"))).statusCode()).isIn(404, 405);
         assertThat(gw.send(gw.request("/v1/stores/s/items/" + KEY).method("PATCH", BodyPublishers.ofString("x"))
                 .header("Fencing-Token", Long.toString(nextToken))).statusCode()).isEqualTo(405);
     }

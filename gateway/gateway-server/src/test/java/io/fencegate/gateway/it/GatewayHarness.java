@@ -74,6 +74,14 @@ final class GatewayHarness implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Sends and answers once the status line and headers are in, the body left to read (or close):
+     * for routes whose body is an endless stream (server-sent events).
+     */
+    HttpResponse<InputStream> sendStreaming(HttpRequest.Builder request) throws IOException, InterruptedException {
+        return http.send(request.timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofInputStream());
+    }
+
     HttpRequest.Builder request(String path) {
         // Not URI.resolve: it would normalise the path ("a//b" to "a/b") that tests send on purpose.
         return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path));

@@ -80,8 +80,9 @@ final class ExpiryWatch {
             return;
         }
         LeaseScripts.check.<Long>run(redis,
-                        new String[] {keys.lock(tracked.lease.lock()), keys.released(tracked.secret), keys.run()},
-                        tracked.secret)
+                        new String[] {keys.lock(tracked.lease.lock()), keys.released(tracked.secret), keys.run(),
+                                keys.live(), keys.holders()},
+                        tracked.secret, tracked.lease.lock())
                 .whenComplete((answer, error) -> {
                     if (bySecret.get(tracked.secret) != tracked) {
                         return;

@@ -47,17 +47,23 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, counter, ceiling, grants, run. ARGV: secret, ttlMs, grantsKept, grantRetentionMs,
-     * highest token this issuer has seen.
+     * KEYS: lock, counter, ceiling, grants, run, delay, live index, holders. ARGV: secret, ttlMs,
+     * grantsKept, grantRetentionMs, highest token this issuer has seen, lockDelayMs, lock name,
+     * instance name.
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
      * Why refuse a missing counter: INCR would silently re-create it at 1 and repeat old tokens.
      * Why refuse a counter not checked under the live run: it may be an older one from a snapshot.
      * Why refuse a counter below a token this issuer saw: the same, caught without trusting run_id.
      * The lock check comes first, so a held lock consumes no token (and costs no INFO).
+     * Lock-delay: a lease granted with a delay also sets the delay key ({@code token:delayMs}),
+     * living ttl + delay and renewed with the lease; a release deletes it, an expiry leaves it to
+     * run out, so an involuntarily ended lease keeps the lock from everyone for the delay.
      */
     private static final String ACQUIRE = RUN + """
             local pttl = redis.call('PTTL', KEYS[1])
             if pttl ~= -2 then return {0, pttl} end
+            local delayed = redis.call('PTTL', KEYS[6])
+            if delayed > 0 then return {0, delayed} end
             if not run_floor(KEYS[5]) then return {-1} end
             local counter = redis.call('GET', KEYS[2])
             local ceiling = redis.call('GET', KEYS[3])
@@ -66,6 +72,11 @@ final class LeaseScripts {
             if tonumber(counter) + 1 > tonumber(ceiling) then return {-2, counter} end
             local token = redis.call('INCR', KEYS[2])
             redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token .. ':' .. ARGV[2], 'PX', ARGV[2])
+            if tonumber(ARGV[6]) > 0 then
+              redis.call('SET', KEYS[6], token .. ':' .. ARGV[6], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[6]))
+            end
+            redis.call('ZADD', KEYS[7], 0, ARGV[7])
+            redis.call('HSET', KEYS[8], ARGV[7], token .. ':' .. ARGV[8])
             redis.call('ZADD', KEYS[4], token, token)
             local kept = tonumber(ARGV[3])
             if redis.call('ZCARD', KEYS[4]) > kept then
@@ -76,7 +87,7 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, grants, run. ARGV: secret, grantRetentionMs. Answers {1, token, ttlMs} or {0}.
+     * KEYS: lock, grants, run, delay. ARGV: secret, grantRetentionMs. Answers {1, token, ttlMs} or {0}.
      * A lease granted before Redis restarted (token <= the run's floor, or the run not checked yet)
      * is over: its key may have come back from a snapshot after another lease held the lock.
      */
@@ -89,11 +100,17 @@ final class LeaseScripts {
             if not floor or tonumber(token) <= floor then return {0} end
             redis.call('PEXPIRE', KEYS[1], ttl)
             redis.call('PEXPIRE', KEYS[2], ARGV[2])
+            local delay = redis.call('GET', KEYS[4])
+            if delay then
+              local delayToken, delayMs = string.match(delay, '^(%d+):(%d+)$')
+              if delayToken == token then redis.call('PEXPIRE', KEYS[4], tonumber(ttl) + tonumber(delayMs)) end
+            end
             return {1, token, ttl}
             """;
 
     /*
-     * KEYS: lock, released-marker. ARGV: secret, channel, lock name, marker slack ms.
+     * KEYS: lock, released-marker, delay, live index, holders. ARGV: secret, channel, lock name,
+     * marker slack ms.
      * The marker tells the granting issuer (maybe another instance) "released, not expired";
      * the PUBLISH wakes waiters without polling.
      */
@@ -103,14 +120,22 @@ final class LeaseScripts {
             local pttl = redis.call('PTTL', KEYS[1])
             if pttl < 0 then pttl = 0 end
             redis.call('DEL', KEYS[1])
+            local delay = redis.call('GET', KEYS[3])
+            if delay and string.match(delay, '^(%d+):') == string.match(value, '^%x+:(%d+):') then
+              redis.call('DEL', KEYS[3]) -- a voluntary end: no lock-delay
+            end
             redis.call('SET', KEYS[2], '1', 'PX', pttl + tonumber(ARGV[4]))
+            redis.call('ZREM', KEYS[4], ARGV[3])
+            redis.call('HDEL', KEYS[5], ARGV[3])
             redis.call('PUBLISH', ARGV[2], ARGV[3])
             return 1
             """;
 
     /*
-     * KEYS: lock, released-marker, run. ARGV: secret. Answers pttl (>= 0) if alive, -1 released,
-     * -2 gone. A lease from before a Redis restart is gone, like in RENEW.
+     * KEYS: lock, released-marker, run, live index, holders. ARGV: secret, lock name. Answers pttl
+     * (>= 0) if alive, -1 released, -2 gone. A lease from before a Redis restart is gone, like in
+     * RENEW. An expired lease whose lock is free leaves the listing index here, so the index does
+     * not grow with every lock that ever expired (a listing drops the ones of issuers that died).
      */
     private static final String CHECK = RUN + """
             local value = redis.call('GET', KEYS[1])
@@ -122,7 +147,77 @@ final class LeaseScripts {
               return pttl
             end
             if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
+            if not value then
+              redis.call('ZREM', KEYS[4], ARGV[2])
+              redis.call('HDEL', KEYS[5], ARGV[2])
+            end
             return -2
+            """;
+
+    /*
+     * KEYS: lock, run. ARGV: secret. Answers {1, token, pttl} while the lease lives, else {0}.
+     * Read only (for watchers); judges a lease from before a Redis restart gone, like RENEW.
+     */
+    private static final String FIND = RUN + """
+            local value = redis.call('GET', KEYS[1])
+            if not value then return {0} end
+            local secret, token = string.match(value, '^(%x+):(%d+):')
+            if secret ~= ARGV[1] then return {0} end
+            local floor = run_floor(KEYS[2])
+            if not floor or tonumber(token) <= floor then return {0} end
+            local pttl = redis.call('PTTL', KEYS[1])
+            if pttl < 0 then return {0} end
+            return {1, token, pttl}
+            """;
+
+    /*
+     * KEYS: live index, holders. ARGV: lock-key prefix, lock prefix, after (or ''), limit, most
+     * index entries to examine. The index (a sorted set of lock names, all scored 0, so ordered by
+     * bytes) gains a lock at each grant and loses it at release; an entry whose lock key is gone
+     * (expired) is removed here, atomically with the check, so a racing grant's entry survives.
+     * Answers {last examined ('' for none), 1 if entries remain after it, lock, token, pttl,
+     * holder, lock, ...}.
+     */
+    private static final String LIST = """
+            local prefix = ARGV[2]
+            local max = '+'
+            if #prefix > 0 then
+              max = '(' .. string.sub(prefix, 1, -2) .. string.char(string.byte(prefix, -1) + 1)
+            end
+            local min = '-'
+            if #ARGV[3] > 0 then min = '(' .. ARGV[3] elseif #prefix > 0 then min = '[' .. prefix end
+            local limit = tonumber(ARGV[4])
+            local cap = tonumber(ARGV[5])
+            local out = {}
+            local found = 0
+            local examined = 0
+            local last = ''
+            while found < limit and examined < cap do
+              local batch = redis.call('ZRANGEBYLEX', KEYS[1], min, max, 'LIMIT', 0, limit)
+              if #batch == 0 then break end
+              for _, lock in ipairs(batch) do
+                examined = examined + 1
+                last = lock
+                local value = redis.call('GET', ARGV[1] .. lock)
+                if value then
+                  found = found + 1
+                  out[#out + 1] = lock
+                  out[#out + 1] = string.match(value, '^%x+:(%d+):') or '0'
+                  out[#out + 1] = redis.call('PTTL', ARGV[1] .. lock)
+                  out[#out + 1] = redis.call('HGET', KEYS[2], lock) or ''
+                else
+                  redis.call('ZREM', KEYS[1], lock)
+                  redis.call('HDEL', KEYS[2], lock)
+                end
+                if found >= limit or examined >= cap then break end
+              end
+              min = '(' .. last
+            end
+            local more = 0
+            if last ~= '' and #redis.call('ZRANGEBYLEX', KEYS[1], '(' .. last, max, 'LIMIT', 0, 1) > 0 then more = 1 end
+            local reply = {last, more}
+            for _, v in ipairs(out) do reply[#reply + 1] = v end
+            return reply
             """;
 
     /*
@@ -167,6 +262,8 @@ final class LeaseScripts {
     static final Script renew = new Script(RENEW, ScriptOutputType.MULTI);
     static final Script release = new Script(RELEASE, ScriptOutputType.INTEGER);
     static final Script check = new Script(CHECK, ScriptOutputType.INTEGER);
+    static final Script find = new Script(FIND, ScriptOutputType.MULTI);
+    static final Script list = new Script(LIST, ScriptOutputType.MULTI);
     static final Script raiseCeiling = new Script(RAISE_CEILING, ScriptOutputType.INTEGER);
     static final Script reinit = new Script(REINIT, ScriptOutputType.INTEGER);
 

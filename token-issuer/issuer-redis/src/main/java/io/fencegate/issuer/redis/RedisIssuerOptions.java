@@ -14,6 +14,17 @@ public final class RedisIssuerOptions {
     private long tokenBlock = 1000;
     private int grantsKeptPerLock = 1000;
     private Duration grantRetention = Duration.ofDays(7);
+    private String instanceName = io.fencegate.issuer.backend.InstanceNames.defaultName();
+
+    /** How listings name this instance as the grantor of its leases (default {@code host/pid}). */
+    public RedisIssuerOptions instanceName(String instanceName) {
+        this.instanceName = instanceName;
+        return this;
+    }
+
+    public String instanceName() {
+        return instanceName;
+    }
 
     /** Redis URI of the single master, e.g. {@code redis://:password@127.0.0.1:6379/0}. */
     public RedisIssuerOptions uri(String uri) {
@@ -75,6 +86,7 @@ public final class RedisIssuerOptions {
         require(uri != null && !uri.isBlank() && parses(uri), "uri", uri);
         require(keyPrefix != null && !keyPrefix.isEmpty(), "keyPrefix", keyPrefix);
         require(highWaterMark != null, "highWaterMark", null);
+        io.fencegate.issuer.backend.InstanceNames.check(instanceName);
         requirePositive(commandTimeout, "commandTimeout");
         requirePositive(connectTimeout, "connectTimeout");
         require(tokenBlock > 0 && tokenBlock <= 1_000_000_000L, "tokenBlock", tokenBlock);

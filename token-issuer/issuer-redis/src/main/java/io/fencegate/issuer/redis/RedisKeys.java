@@ -7,6 +7,21 @@ record RedisKeys(String prefix) {
         return prefix + "lock:" + lock;
     }
 
+    /** The lock-delay of the lock's last lease granted with one: {@code token:delayMs}, living ttl + delay. */
+    String delay(String lock) {
+        return prefix + "delay:" + lock;
+    }
+
+    /** Sorted set of the locks granted and not released (expired ones until a listing sees them). */
+    String live() {
+        return prefix + "leases";
+    }
+
+    /** Hash lock to {@code token:instance name} of its last grant, for listings. */
+    String holders() {
+        return prefix + "holders";
+    }
+
     /** Sorted set of the lock's latest granted tokens, for {@code wasGranted}. */
     String grants(String lock) {
         return prefix + "grants:" + lock;

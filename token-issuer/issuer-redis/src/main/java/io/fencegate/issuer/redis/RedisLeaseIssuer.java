@@ -4,7 +4,10 @@ import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseInfo;
 import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LeasePage;
+import io.fencegate.issuer.backend.ListCursors;
 import io.fencegate.issuer.LockNames;
 import io.fencegate.issuer.backend.DaemonThreads;
 import io.fencegate.issuer.backend.KnownGrants;
@@ -148,6 +151,12 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
+        return acquire(lock, ttl, wait, Duration.ZERO);
+    }
+
+    /** The delay is kept in Redis (a key living ttl + delay), so every instance honours it. */
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
         if (closed.get()) {
             return closedFailure();
         }
@@ -156,10 +165,14 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             if (ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
                 throw new IllegalArgumentException("acquire needs ttl >= 1 ms and wait >= 0; got ttl=" + ttl + " wait=" + wait);
             }
+            if (lockDelay == null || lockDelay.isNegative()) {
+                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
+            }
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Acquisition acquisition = new Acquisition(lock, ttl.toMillis(), System.nanoTime() + wait.toNanos(), !wait.isZero());
+        Acquisition acquisition = new Acquisition(lock, ttl.toMillis(), lockDelay.toMillis(),
+                System.nanoTime() + wait.toNanos(), !wait.isZero());
         acquisition.start();
         return acquisition.result;
     }
@@ -173,7 +186,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         String lock = parsed.get().lock();
         long sent = System.currentTimeMillis();
         return mapErrors(LeaseScripts.renew.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.grants(lock), keys.run()},
+                        new String[] {keys.lock(lock), keys.grants(lock), keys.run(), keys.delay(lock)},
                         parsed.get().secret(), Long.toString(options.grantRetention().toMillis()))
                 .thenApply(reply -> LeaseScripts.first(reply) == 1
                         ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
@@ -191,7 +204,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     private CompletionStage<Boolean> releaseNow(String lock, String secret) {
-        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret)},
+        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret), keys.delay(lock), keys.live(), keys.holders()},
                         secret, keys.releaseChannel(), lock, RELEASED_MARKER_SLACK_MS)
                 .thenApply(answer -> {
                     if (answer == 1) {
@@ -225,6 +238,72 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             grantCache.add(lock, token);
             return true;
         }));
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> find(String leaseId) {
+        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(leaseId);
+        if (parsed.isEmpty() || closed.get()) {
+            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(Optional.empty());
+        }
+        String lock = parsed.get().lock();
+        long sent = System.currentTimeMillis();
+        return mapErrors(LeaseScripts.find.<List<Object>>run(redis, new String[] {keys.lock(lock), keys.run()},
+                        parsed.get().secret())
+                .thenApply(reply -> LeaseScripts.first(reply) == 1
+                        ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
+                                sent + LeaseScripts.asLong(reply.get(2))))
+                        : Optional.<Lease>empty()));
+    }
+
+    /** The release script's marker lives the lease's remaining ttl plus a minute. */
+    @Override
+    public CompletionStage<Boolean> wasReleased(Lease lease) {
+        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(lease.leaseId());
+        if (parsed.isEmpty() || closed.get()) {
+            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(false);
+        }
+        return mapErrors(redis.exists(keys.released(parsed.get().secret())).thenApply(n -> n != null && n > 0));
+    }
+
+    /** Index entries one page may examine, per lease asked for: bounds a page among expired entries. */
+    private static final int EXAMINED_PER_LIMIT = 4;
+
+    @Override
+    public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
+        String after;
+        try {
+            ListCursors.checkArguments(lockPrefix, limit);
+            after = ListCursors.decode(cursor);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (closed.get()) {
+            return closedFailure();
+        }
+        long sent = System.currentTimeMillis();
+        return mapErrors(LeaseScripts.list.<List<Object>>run(redis, new String[] {keys.live(), keys.holders()},
+                        keys.lock(""), lockPrefix, after == null ? "" : after, Integer.toString(limit),
+                        Integer.toString(limit * EXAMINED_PER_LIMIT))
+                .thenApply(reply -> {
+                    List<LeaseInfo> leases = new java.util.ArrayList<>();
+                    for (int i = 2; i + 3 < reply.size(); i += 4) {
+                        String lock = String.valueOf(reply.get(i));
+                        long token = LeaseScripts.asLong(reply.get(i + 1));
+                        long pttl = LeaseScripts.asLong(reply.get(i + 2));
+                        String holder = String.valueOf(reply.get(i + 3));
+                        int colon = holder.indexOf(':');
+                        // The holder entry is the last grant's; an older version's grant left none.
+                        String by = colon > 0 && holder.substring(0, colon).equals(Long.toString(token))
+                                ? holder.substring(colon + 1) : "";
+                        if (token > 0 && pttl > 0) {
+                            leases.add(new LeaseInfo(lock, token, sent + pttl, by));
+                        }
+                    }
+                    String last = String.valueOf(reply.get(0));
+                    boolean more = LeaseScripts.asLong(reply.get(1)) == 1;
+                    return new LeasePage(leases, more ? Optional.of(ListCursors.encode(last)) : Optional.empty());
+                }));
     }
 
     @Override
@@ -280,6 +359,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final class Acquisition {
         final String lock;
         final long ttlMs;
+        final long lockDelayMs;
         final long deadlineNanos;
         final boolean waits;
         final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
@@ -289,9 +369,10 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         volatile java.util.concurrent.ScheduledFuture<?> timer;
         long backoffMs = FIRST_BACKOFF_MS;
 
-        Acquisition(String lock, long ttlMs, long deadlineNanos, boolean waits) {
+        Acquisition(String lock, long ttlMs, long lockDelayMs, long deadlineNanos, boolean waits) {
             this.lock = lock;
             this.ttlMs = ttlMs;
+            this.lockDelayMs = lockDelayMs;
             this.deadlineNanos = deadlineNanos;
             this.waits = waits;
         }
@@ -317,7 +398,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             wokenWhileInFlight = false;
             String secret = LeaseIdFormat.newSecret();
             long sent = System.currentTimeMillis();
-            grant(lock, secret, ttlMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
+            grant(lock, secret, ttlMs, lockDelayMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
                 if (error != null) {
                     finish(null, mapError(error));
                 } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
@@ -376,11 +457,14 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     /** Runs the acquire script, repairing a lost or used-up token counter a bounded number of times. */
-    private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, int repairsLeft) {
+    private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, long lockDelayMs,
+            int repairsLeft) {
         return LeaseScripts.acquire.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run()},
+                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run(),
+                                keys.delay(lock), keys.live(), keys.holders()},
                         secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
-                        Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()))
+                        Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()),
+                        Long.toString(lockDelayMs), lock, options.instanceName())
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
                     if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {
@@ -394,7 +478,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                     CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
                             ? counter.recoverLost(highestToken.get())
                             : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
-                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, repairsLeft - 1));
+                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, lockDelayMs, repairsLeft - 1));
                 });
     }
 

@@ -35,6 +35,10 @@
  *   <li><b>Not FIFO-fair</b> (ZooKeeper is): a released lock goes to whichever waiter's retry
  *       lands first. Waiters wake on a release PUBLISH; an expiry is caught by the lock's PTTL or
  *       a backoff poll of at most 200 ms.</li>
+ *   <li><b>Lock-delay</b> is a key {@code delay:<lock>} living ttl + delay, renewed with the
+ *       lease and deleted by a release; the acquire script refuses the lock while it lives.
+ *       Listings read an index of held locks ({@code leases}) and who granted each
+ *       ({@code holders}), both kept by the acquire and release scripts.</li>
  *   <li>Counters are compared as Lua numbers: exact up to 2^53 tokens.</li>
  * </ul>
  */

@@ -142,6 +142,122 @@ public abstract class AbstractLeaseIssuerContractTest {
         return leaseId.substring(0, leaseId.length() - 1) + (last == '0' ? '1' : '0');
     }
 
+    // ---------------------------------------------------------------- watching a lease (find, wasReleased)
+
+    @Test
+    void anyInstanceFindsALiveLeaseWithItsCurrentExpiryAndTellsAReleaseFromAnExpiry() throws Exception {
+        LeaseIssuer granting = issuer();
+        LeaseIssuer watching = issuer();
+        Lease released = acquired(granting, lock("find-released"), LONG_TTL);
+        Lease found = await(watching.find(released.leaseId())).orElseThrow();
+        assertThat(found.token()).isEqualTo(released.token());
+        assertThat(found.lock()).isEqualTo(released.lock());
+        Lease renewed = await(granting.renew(released.leaseId())).orElseThrow();
+        assertThat(await(watching.find(released.leaseId())).orElseThrow().expiresAt())
+                .isBetween(renewed.expiresAt() - 1000, renewed.expiresAt() + 1000);
+        assertThat(await(granting.release(released.leaseId()))).isTrue();
+        assertThat(await(watching.find(released.leaseId()))).isEmpty();
+        assertThat(await(watching.wasReleased(released))).isTrue();
+
+        Lease expired = acquired(granting, lock("find-expired"), Duration.ofMillis(300));
+        Thread.sleep(600);
+        assertThat(await(watching.find(expired.leaseId()))).isEmpty();
+        assertThat(await(watching.wasReleased(expired))).isFalse();
+
+        assertThat(await(watching.find(tampered(expired.leaseId())))).isEmpty();
+        assertThat(await(watching.find("not-a-lease-id"))).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- lock-delay
+
+    @Test
+    void afterAnExpiryTheLockDelayKeepsTheLockFromEveryInstanceUntilItPassed() throws Exception {
+        LeaseIssuer granting = issuer();
+        LeaseIssuer other = issuer();
+        String lock = lock("delay-expired");
+        Duration delay = Duration.ofMillis(1500);
+        Lease first = await(granting.acquire(lock, Duration.ofMillis(400), Duration.ZERO, delay)).orElseThrow();
+        // Renewed once, so the delay counts from the renewed expiry, not the first.
+        Lease renewed = await(granting.renew(first.leaseId())).orElseThrow();
+        while (System.currentTimeMillis() < renewed.expiresAt() + 200) {
+            Thread.sleep(50);
+        }
+        assertThat(await(other.acquire(lock, LONG_TTL, Duration.ZERO))).as("expired, but within the delay").isEmpty();
+        Lease next = await(other.acquire(lock, LONG_TTL, Duration.ofSeconds(10))).orElseThrow();
+        long grantedAt = System.currentTimeMillis();
+        assertThat(grantedAt).as("granted no earlier than expiry + delay")
+                .isGreaterThanOrEqualTo(renewed.expiresAt() + delay.toMillis() - 50);
+        // Liveness, not safety: on ZooKeeper the granting instance deletes the expired node on its own
+        // timer, late when its machine is busy (one full run on a loaded 2-core box: 4.6 s after).
+        assertThat(grantedAt).as("and not much later").isLessThan(renewed.expiresAt() + delay.toMillis() + 6000);
+        assertThat(next.token()).isGreaterThan(first.token());
+        assertThat(await(other.release(next.leaseId()))).isTrue();
+        assertThat(await(granting.acquire(lock, LONG_TTL, Duration.ZERO))).as("a release leaves no delay").isPresent();
+    }
+
+    @Test
+    void aReleaseFreesALockWithALockDelayAtOnce() throws Exception {
+        LeaseIssuer granting = issuer();
+        LeaseIssuer other = issuer();
+        String lock = lock("delay-released");
+        Lease first = await(granting.acquire(lock, Duration.ofSeconds(5), Duration.ZERO, Duration.ofSeconds(30)))
+                .orElseThrow();
+        assertThat(await(granting.renew(first.leaseId()))).isPresent();
+        assertThat(await(granting.release(first.leaseId()))).isTrue();
+        Optional<Lease> next = await(other.acquire(lock, LONG_TTL, Duration.ZERO));
+        assertThat(next).as("granted at once after a release, through another instance").isPresent();
+        assertThat(await(other.release(next.get().leaseId()))).isTrue();
+    }
+
+    @Test
+    void aNegativeLockDelayIsRefused() throws Exception {
+        LeaseIssuer issuer = issuer();
+        assertThat(failureOf(() -> issuer.acquire(lock("delay-bad"), LONG_TTL, Duration.ZERO, Duration.ofMillis(-1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockDelay");
+    }
+
+    // ---------------------------------------------------------------- listing
+
+    @Test
+    void aListingShowsEveryInstancesLiveLeasesUnderAPrefixPagedInLockOrder() throws Exception {
+        LeaseIssuer a = issuer();
+        LeaseIssuer b = issuer();
+        String prefix = lock("list") + "/";
+        List<Lease> live = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            live.add(acquired(i % 2 == 0 ? a : b, prefix + "k" + i, LONG_TTL));
+        }
+        Lease released = acquired(a, prefix + "released", LONG_TTL);
+        assertThat(await(a.release(released.leaseId()))).isTrue();
+        acquired(a, prefix + "expired", Duration.ofMillis(200));
+        acquired(a, lock("elsewhere"), LONG_TTL);
+        Thread.sleep(400);
+
+        List<io.fencegate.issuer.LeaseInfo> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            io.fencegate.issuer.LeasePage page = await(b.list(prefix, cursor, 2));
+            assertThat(page.leases().size()).isLessThanOrEqualTo(2);
+            seen.addAll(page.leases());
+            cursor = page.next().orElse(null);
+            assertThat(++pages).as("pages end").isLessThan(20);
+        } while (cursor != null);
+
+        assertThat(seen).extracting(io.fencegate.issuer.LeaseInfo::lock)
+                .containsExactly(live.stream().map(Lease::lock).toArray(String[]::new));
+        for (int i = 0; i < live.size(); i++) {
+            assertThat(seen.get(i).token()).isEqualTo(live.get(i).token());
+            assertThat(seen.get(i).expiresAt()).isBetween(live.get(i).expiresAt() - 2000, live.get(i).expiresAt() + 2000);
+            assertThat(seen.get(i).grantedBy()).as("the granting instance is named").isNotEmpty();
+        }
+        assertThat(await(a.list(prefix + "nothing-here/", null, 10)).leases()).isEmpty();
+        assertThat(failureOf(() -> a.list(prefix, null, 0))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(failureOf(() -> a.list(prefix, null, LeaseIssuer.MAX_LIST_LIMIT + 1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(failureOf(() -> a.list(prefix, "forged", 10))).isInstanceOf(IllegalArgumentException.class);
+    }
+
     // ---------------------------------------------------------------- mutual exclusion, tokens
 
     @Test

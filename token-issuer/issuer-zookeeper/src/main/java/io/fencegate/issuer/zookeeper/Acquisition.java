@@ -38,6 +38,10 @@ final class Acquisition {
     private final String lock;
     private final long ttlMs;
     private final long waitMs;
+    private final long lockDelayMs;
+    private final LockDelays delays;
+    /** The head of the queue found a lock-delay mark: a grant without a delay clears it. */
+    private volatile boolean markSeen;
     private final String secret = LeaseIdFormat.newSecret();
     private final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
     private final AtomicReference<State> state = new AtomicReference<>(State.WAITING);
@@ -51,10 +55,16 @@ final class Acquisition {
     volatile Runnable afterGrantFailed = () -> { };
 
     Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs) {
+        this(parts, lock, ttlMs, waitMs, 0, new LockDelays(parts));
+    }
+
+    Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs, long lockDelayMs, LockDelays delays) {
         this.parts = parts;
         this.lock = lock;
         this.ttlMs = ttlMs;
         this.waitMs = waitMs;
+        this.lockDelayMs = lockDelayMs;
+        this.delays = delays;
     }
 
     CompletableFuture<Optional<Lease>> start() {
@@ -100,7 +110,7 @@ final class Acquisition {
     }
 
     private void create() {
-        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, parts.clock().millis() + ttlMs, lock).toBytes();
+        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, parts.clock().millis() + ttlMs, lock, lockDelayMs).toBytes();
         String prefix = parts.nodes().leasePathPrefix(lock);
         // Why PERSISTENT parents (creatingParentsIfNeeded, never ...ContainersIfNeeded): the server
         // reaps empty CONTAINER nodes, and a re-created lock parent restarts its cversion and
@@ -150,7 +160,7 @@ final class Acquisition {
                     if (at < 0) {
                         fail(new IssuerUnavailableException("lease node of lock " + lock + " vanished while queued (session lost?)"));
                     } else if (at == 0) {
-                        grant();
+                        grantAfterLockDelay(event.getStat());
                     } else if (waitMs == 0) {
                         giveUp();
                     } else {
@@ -180,6 +190,31 @@ final class Acquisition {
                 });
     }
 
+    /**
+     * At the head of the queue: grants now, unless the previous lease ended involuntarily under a
+     * lock-delay that has not passed ({@link LockDelays}); then checks again when it has (the wait
+     * deadline may give up first). Nothing watches a delay's end, so a timer does.
+     */
+    private void grantAfterLockDelay(Stat lockStat) {
+        delays.remainingMs(lock, lockStat).whenComplete((remaining, error) -> {
+            if (error != null) {
+                fail(error);
+            } else if (remaining <= 0) {
+                markSeen = remaining == 0;
+                grant();
+            } else if (waitMs == 0) {
+                giveUp();
+            } else if (state.get() == State.WAITING) {
+                waited = true;
+                try {
+                    parts.scheduler().schedule(this::checkPosition, remaining, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    fail(new IssuerUnavailableException("ZooKeeper lease issuer closed", e));
+                }
+            }
+        });
+    }
+
     /** Package-private so a test can play a watcher whose queue check found this node first. */
     void grant() {
         if (!state.compareAndSet(State.WAITING, State.GRANTING)) {
@@ -205,7 +240,10 @@ final class Acquisition {
             CompletableFuture<Void> expirySet = waited ? writeExpiry(expiresAt) : CompletableFuture.completedFuture(null);
             // The grant is durable before the holder learns its token, so wasGranted never says
             // no to a token that was handed out.
-            return expirySet.thenCompose(v -> parts.grants().record(lock, token)).thenApply(v -> lease);
+            return expirySet.thenCompose(v -> parts.grants().record(lock, token))
+                    .thenCompose(v -> lockDelayMs > 0 ? delays.mark(lock, new LockDelays.Mark(token, lockDelayMs, expiresAt))
+                            : markSeen ? delays.clear(lock) : CompletableFuture.<Void>completedFuture(null))
+                    .thenApply(v -> lease);
         }).whenComplete((lease, error) -> {
             if (error != null) {
                 // Final: never back to WAITING, where a watcher firing now could start a second grant.
@@ -227,7 +265,7 @@ final class Acquisition {
 
     /** A waiter's node was written with a provisional expiry; the ttl counts from the grant. */
     private CompletableFuture<Void> writeExpiry(long expiresAt) {
-        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, expiresAt, lock).toBytes();
+        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, expiresAt, lock, lockDelayMs).toBytes();
         String path = ourPath;
         return parts.zk().call("set expiry " + path, cb -> parts.client().setData().withVersion(0)
                 .inBackground(cb).forPath(path, data)).thenAccept(event -> {

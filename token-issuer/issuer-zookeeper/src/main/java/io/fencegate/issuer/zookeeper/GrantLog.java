@@ -21,6 +21,8 @@ final class GrantLog {
     static final int KEEP_PER_LOCK = 1000;
     private static final int PRUNE_EVERY = 100;
     private static final int CACHE_ENTRIES = 4096;
+    /** A grant node's data once its lease was released; empty while live or after an involuntary end. */
+    private static final byte[] RELEASED = "released".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final CuratorFramework client;
     private final AsyncZk zk;
@@ -71,6 +73,41 @@ final class GrantLog {
                         return false;
                     }
                     throw AsyncZk.unexpected("check grant", event);
+                });
+    }
+
+    /**
+     * Marks a grant as ended by release, before its lease node is deleted, so a watcher that sees
+     * the node gone can tell a release from an expiry or a lost session (and lock-delay can skip a
+     * voluntary end). Marked first on purpose: marked after, a watcher polling in between would
+     * report a release as a loss. A mark whose delete then fails (the lease expired in the same
+     * instant) calls that end voluntary; it was racing its own expiry either way.
+     */
+    CompletableFuture<Void> markReleased(String lock, long token) {
+        String path = nodes.grantPath(lock, token);
+        return zk.call("mark released " + token, cb -> client.setData().inBackground(cb).forPath(path, RELEASED))
+                .thenApply(event -> {
+                    Code code = AsyncZk.code(event);
+                    // NONODE: the grant was pruned long ago; nothing to mark.
+                    if (code != Code.OK && code != Code.NONODE) {
+                        throw AsyncZk.unexpected("mark released", event);
+                    }
+                    return null;
+                });
+    }
+
+    CompletableFuture<Boolean> wasReleased(String lock, long token) {
+        String path = nodes.grantPath(lock, token);
+        return zk.call("read grant " + token, cb -> client.getData().inBackground(cb).forPath(path))
+                .thenApply(event -> {
+                    Code code = AsyncZk.code(event);
+                    if (code == Code.NONODE) {
+                        return false;
+                    }
+                    if (code != Code.OK) {
+                        throw AsyncZk.unexpected("read grant", event);
+                    }
+                    return java.util.Arrays.equals(event.getData(), RELEASED);
                 });
     }
 

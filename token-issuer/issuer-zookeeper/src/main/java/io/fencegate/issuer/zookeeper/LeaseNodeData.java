@@ -14,18 +14,28 @@ import java.util.Optional;
  * @param ttlMs     the lease's ttl, which a renew adds to now
  * @param expiresAt epoch ms after which the lease is over
  * @param lock      the lock name as the caller gave it
+ * @param lockDelayMs the lock-delay the lease was granted with ({@link LockDelays}); 0 for none
  */
-record LeaseNodeData(TokenMode mode, String secret, long ttlMs, long expiresAt, String lock) {
+record LeaseNodeData(TokenMode mode, String secret, long ttlMs, long expiresAt, String lock, long lockDelayMs) {
 
     private static final String VERSION = "fg1";
+    /** With a lock-delay; leases without one keep writing fg1, which older issuers read. */
+    private static final String VERSION_WITH_DELAY = "fg2";
+
+    LeaseNodeData(TokenMode mode, String secret, long ttlMs, long expiresAt, String lock) {
+        this(mode, secret, ttlMs, expiresAt, lock, 0);
+    }
 
     byte[] toBytes() {
-        return String.join("\n", VERSION, mode.name(), secret, Long.toString(ttlMs), Long.toString(expiresAt), lock)
-                .getBytes(StandardCharsets.UTF_8);
+        String text = lockDelayMs == 0
+                ? String.join("\n", VERSION, mode.name(), secret, Long.toString(ttlMs), Long.toString(expiresAt), lock)
+                : String.join("\n", VERSION_WITH_DELAY, mode.name(), secret, Long.toString(ttlMs),
+                        Long.toString(expiresAt), Long.toString(lockDelayMs), lock);
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     LeaseNodeData withExpiresAt(long newExpiresAt) {
-        return new LeaseNodeData(mode, secret, ttlMs, newExpiresAt, lock);
+        return new LeaseNodeData(mode, secret, ttlMs, newExpiresAt, lock, lockDelayMs);
     }
 
     boolean secretMatches(String candidate) {
@@ -38,13 +48,16 @@ record LeaseNodeData(TokenMode mode, String secret, long ttlMs, long expiresAt, 
         if (bytes == null) {
             return Optional.empty();
         }
-        String[] parts = new String(bytes, StandardCharsets.UTF_8).split("\n", 6);
-        if (parts.length != 6 || !parts[0].equals(VERSION)) {
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        boolean delayed = text.startsWith(VERSION_WITH_DELAY + "\n");
+        String[] parts = text.split("\n", delayed ? 7 : 6);
+        if (parts.length != (delayed ? 7 : 6) || !parts[0].equals(delayed ? VERSION_WITH_DELAY : VERSION)) {
             return Optional.empty();
         }
         try {
             return Optional.of(new LeaseNodeData(TokenMode.valueOf(parts[1]), parts[2],
-                    Long.parseLong(parts[3]), Long.parseLong(parts[4]), parts[5]));
+                    Long.parseLong(parts[3]), Long.parseLong(parts[4]), parts[delayed ? 6 : 5],
+                    delayed ? Long.parseLong(parts[5]) : 0));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }

@@ -4,6 +4,8 @@ import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LeasePage;
+import io.fencegate.issuer.backend.InstanceNames;
 import io.fencegate.issuer.LockNames;
 import io.fencegate.issuer.backend.DaemonThreads;
 import java.time.Clock;
@@ -56,6 +58,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration operationTimeout;
     private final IdleLockSweeper sweeper;
+    private final LockDelays delays;
+    private final LeaseListing listing;
     private final Clock clock;
 
     private ZooKeeperLeaseIssuer(Builder builder) {
@@ -70,6 +74,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         this.parts = new IssuerParts(client, zk, nodes, builder.tokenMode, scheduler,
                 new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, clock), clock);
         this.modeMarker = new TokenModeMarker(parts);
+        this.delays = new LockDelays(parts);
+        this.listing = new LeaseListing(parts, builder.instanceName);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
                 : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
         if (sweeper != null) {
@@ -77,6 +83,9 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         }
         // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
         this.sessionWatch = (c, state) -> {
+            if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
+                listing.register(); // a new session lost the old instance node
+            }
             if (state == ConnectionState.LOST) {
                 parts.held().sessionLost();
                 // Queued nodes went with the session too; their callers get a clear error now.
@@ -88,6 +97,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         client.getConnectionStateListenable().addListener(sessionWatch);
         if (ownsClient) {
             client.start();
+        } else {
+            listing.register();
         }
     }
 
@@ -108,17 +119,26 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
+        return acquire(lock, ttl, wait, Duration.ZERO);
+    }
+
+    /** The delay is kept in ZooKeeper, on the lock node ({@link LockDelays}): every instance honours it. */
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
         try {
             LockNames.check(lock);
             requirePositive("ttl", ttl);
             if (wait == null || wait.isNegative()) {
                 throw new IllegalArgumentException("wait must be zero or positive, was " + wait);
             }
+            if (lockDelay == null || lockDelay.isNegative()) {
+                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
+            }
             ensureOpen();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis());
+        Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis(), lockDelay.toMillis(), delays);
         pending.add(acquisition);
         CompletableFuture<Void> modeChecked = modeMarker.ensure();
         CompletableFuture<Optional<Lease>> result = modeChecked.isDone() && !modeChecked.isCompletedExceptionally()
@@ -141,8 +161,11 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             Owned lease = owned.get();
             long expiresAt = clock.millis() + lease.data.ttlMs();
             byte[] data = lease.data.withExpiresAt(expiresAt).toBytes();
-            return parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
-                    .inBackground(cb).forPath(lease.path, data)).thenCompose(event -> switch (AsyncZk.code(event)) {
+            // The mark first: a mark ahead of the lease only lengthens a delay, one behind would shorten it.
+            CompletableFuture<Void> marked = lease.data.lockDelayMs() == 0 ? CompletableFuture.completedFuture(null)
+                    : delays.mark(lease.data.lock(), new LockDelays.Mark(lease.token(), lease.data.lockDelayMs(), expiresAt));
+            return marked.thenCompose(m -> parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
+                    .inBackground(cb).forPath(lease.path, data))).thenCompose(event -> switch (AsyncZk.code(event)) {
                         case OK -> CompletableFuture.completedFuture(Optional.of(lease.toLease(leaseId, expiresAt)));
                         case NONODE -> CompletableFuture.completedFuture(Optional.<Lease>empty());
                         // Renewed or expired concurrently: judge again from the node's new state.
@@ -164,7 +187,11 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 return CompletableFuture.completedFuture(false);
             }
             Owned lease = owned.get();
-            return parts.delete(lease.path, lease.version).thenCompose(code -> switch (code) {
+            // A release is a voluntary end: no lock-delay. Cleared before the delete, like the marker.
+            CompletableFuture<Void> undelayed = lease.data.lockDelayMs() == 0 ? CompletableFuture.completedFuture(null)
+                    : delays.clear(lease.data.lock());
+            return undelayed.thenCompose(v -> parts.grants().markReleased(lease.data.lock(), lease.token()))
+                    .thenCompose(marked -> parts.delete(lease.path, lease.version)).thenCompose(code -> switch (code) {
                 case OK -> {
                     parts.held().forget(lease.path);
                     if (sweeper != null) {
@@ -189,6 +216,32 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             return CompletableFuture.failedFuture(e);
         }
         return parts.grants().wasGranted(lock, token);
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> find(String leaseId) {
+        return readOwned(leaseId).thenApply(owned -> owned.map(o -> o.toLease(leaseId, o.data.expiresAt())));
+    }
+
+    @Override
+    public CompletionStage<Boolean> wasReleased(Lease lease) {
+        try {
+            LockNames.check(lease.lock());
+            ensureOpen();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return parts.grants().wasReleased(lease.lock(), lease.token());
+    }
+
+    @Override
+    public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
+        try {
+            ensureOpen();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return listing.list(lockPrefix, cursor, limit);
     }
 
     @Override
@@ -303,8 +356,15 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         private Duration sessionTimeout = Duration.ofSeconds(15);
         private Duration forgetIdleLocksAfter = Duration.ofMinutes(10);
         private Clock clock = Clock.systemUTC();
+        private String instanceName = InstanceNames.defaultName();
 
         private Builder() { }
+
+        /** How listings name this instance as the grantor of its leases (default {@code host/pid}). */
+        public Builder instanceName(String instanceName) {
+            this.instanceName = instanceName;
+            return this;
+        }
 
         /** A started client the caller owns and closes; the issuer does not close it. */
         public Builder client(CuratorFramework client) {
@@ -372,6 +432,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 throw new IllegalArgumentException("root must not be '/'");
             }
             Objects.requireNonNull(tokenMode, "tokenMode");
+            InstanceNames.check(instanceName);
             requirePositive("operationTimeout", operationTimeout);
             requirePositive("sessionTimeout", sessionTimeout);
             if (forgetIdleLocksAfter == null || forgetIdleLocksAfter.isNegative()) {

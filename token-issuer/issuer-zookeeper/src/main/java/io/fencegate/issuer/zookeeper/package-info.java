@@ -19,6 +19,12 @@
  *       granting issuer's session is lost; listeners hear EXPIRED / SESSION_LOST.</li>
  *   <li>Every grant is recorded durably before it is answered ({@code <root>/grants}), so
  *       {@code wasGranted} is true for it from any instance (the newest 1000 per lock are kept).</li>
+ *   <li>Lock-delay: a lease granted with one leaves a mark on its lock node
+ *       ({@link io.fencegate.issuer.zookeeper.LockDelays}); after an involuntary end the head of the
+ *       queue waits out the delay, a release clears the mark. A release also marks its grant node,
+ *       so a watcher ({@code wasReleased}) tells a release from an expiry or a lost session.</li>
+ *   <li>Listings read the lock nodes and their queue heads; each issuer keeps an ephemeral node in
+ *       {@code <root>/instances} so a lease's session names the instance that granted it.</li>
  *   <li>Every ZooKeeper call is bounded by the operation timeout: an unreachable ensemble fails a
  *       call with {@link io.fencegate.issuer.IssuerUnavailableException}, never hangs it.</li>
  * </ul>

@@ -49,4 +49,13 @@ class LeaseIdsTest {
         assertThat(LeaseNodeData.parse("junk".getBytes(StandardCharsets.UTF_8))).isEmpty();
         assertThat(LeaseNodeData.parse(null)).isEmpty();
     }
+
+    @Test
+    void nodeDataWithALockDelayRoundTripsAndWithoutOneKeepsTheOldFormat() {
+        LeaseNodeData delayed = new LeaseNodeData(TokenMode.ZXID, LeaseIdFormat.newSecret(), 1500, 123456789L, "a\nb", 2500);
+        assertThat(LeaseNodeData.parse(delayed.toBytes())).contains(delayed);
+        LeaseNodeData plain = new LeaseNodeData(TokenMode.ZXID, LeaseIdFormat.newSecret(), 1500, 123456789L, "a\nb");
+        assertThat(new String(plain.toBytes(), StandardCharsets.UTF_8)).startsWith("fg1\n");
+        assertThat(LeaseNodeData.parse(plain.toBytes()).orElseThrow().lockDelayMs()).isZero();
+    }
 }

@@ -1,0 +1,188 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.auth.ApiKeyAuthHandler;
+import io.fencegate.gateway.auth.Principal;
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseIssuer;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code GET /v1/leases/{leaseId}/events}: a server-sent-events stream of one lease's life,
+ * {@code renewed} while it lives, then exactly one of {@code released}, {@code expired} or
+ * {@code lost}, and the stream closes.
+ *
+ * <p>Why polling the issuer and not this gateway's own listeners: the lease may have been granted
+ * through another gateway, whose listeners are in another process (and maybe dead: that is the
+ * case a watcher most needs to hear of). Every gateway on the backend reads the same lease, so
+ * any of them can serve the stream. A poll is one read (a ZooKeeper getData, a Redis script), every
+ * {@link #POLL_MS} ms; that interval bounds how late an end is told.
+ *
+ * <p>How an end is named: the issuer says whether it was a release ({@link LeaseIssuer#wasReleased});
+ * otherwise the lease ended at or after the last expiry the watcher saw ({@code expired}), or
+ * before it, which only a lost ZooKeeper session does ({@code lost}).
+ */
+final class LeaseEvents {
+    /** How often a watched lease is read; the bound on how late a watcher hears of its end. */
+    static final long POLL_MS = 100;
+    /** Watch streams one gateway serves at once: each one reads the issuer every POLL_MS. */
+    static final int MAX_WATCHERS = 1000;
+    /**
+     * A renew moves the expiry by at least ttl/3 in practice; Redis's expiry is measured (send
+     * time + remaining ttl), so it wobbles by a round trip. Smaller moves are not reported.
+     */
+    private static final long RENEW_JITTER_MS = 25;
+
+    private final LeaseIssuer issuer;
+    private final Duration timeout;
+    private final long heartbeatMs;
+    private final AtomicInteger watchers = new AtomicInteger();
+
+    LeaseEvents(LeaseIssuer issuer, Duration timeout) {
+        this.issuer = issuer;
+        this.timeout = timeout;
+        // Under the server's idle timeout (twice the request timeout): an idle stream is not cut.
+        this.heartbeatMs = Math.max(1000, timeout.toMillis());
+    }
+
+    void watch(RoutingContext ctx) {
+        String leaseId = ctx.pathParam("leaseId");
+        call(ctx, issuer.find(leaseId)).onSuccess(found -> {
+            if (found.isEmpty()) {
+                new Problem(410, Problem.LEASE_GONE, "Gone", "the lease has ended (expired, released or never granted)")
+                        .send(ctx);
+                return;
+            }
+            Lease lease = found.get();
+            if (!Principal.of(ctx).mayUseLock(lease.lock())) {
+                ctx.fail(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
+                        "this API key may not use lock '" + PathDecoder.shorten(lease.lock()) + "'"));
+                return;
+            }
+            if (watchers.incrementAndGet() > MAX_WATCHERS) {
+                watchers.decrementAndGet();
+                ctx.fail(Problem.unavailable("this gateway already serves " + MAX_WATCHERS + " lease watches"));
+                return;
+            }
+            new Stream(ctx, lease).start();
+        }).onFailure(ctx::fail);
+    }
+
+    private <T> Future<T> call(RoutingContext ctx, CompletionStage<T> stage) {
+        return Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext())
+                .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** One open stream: polls until the lease ends or the client goes away. */
+    private final class Stream {
+        private final RoutingContext ctx;
+        private final HttpServerResponse response;
+        private Lease last;
+        private long lastWriteMs;
+        private long timer = -1;
+        private boolean done;
+
+        Stream(RoutingContext ctx, Lease lease) {
+            this.ctx = ctx;
+            this.response = ctx.response();
+            this.last = lease;
+        }
+
+        void start() {
+            response.setChunked(true)
+                    .putHeader("Content-Type", "text/event-stream; charset=utf-8")
+                    .putHeader("Cache-Control", "no-cache")
+                    // Proxies that buffer (nginx) would hold events back until the stream ends.
+                    .putHeader("X-Accel-Buffering", "no");
+            response.closeHandler(v -> finish());
+            // A comment, not an event: tells the client the watch is on and what it watches.
+            write(": watching " + json("watching").encode() + "\n\n");
+            schedule();
+        }
+
+        private void schedule() {
+            if (!done) {
+                timer = ctx.vertx().setTimer(POLL_MS, id -> poll());
+            }
+        }
+
+        private void poll() {
+            if (done) {
+                return;
+            }
+            call(ctx, issuer.find(last.leaseId())).onComplete(read -> {
+                if (done) {
+                    return;
+                }
+                if (read.failed()) {
+                    // The issuer is unreachable from here: we cannot say the lease ended. Keep asking.
+                    heartbeat(": issuer unavailable\n\n");
+                    schedule();
+                    return;
+                }
+                Optional<Lease> now = read.result();
+                if (now.isPresent()) {
+                    if (now.get().expiresAt() > last.expiresAt() + RENEW_JITTER_MS) {
+                        last = now.get();
+                        event("renewed", json("renewed"));
+                    } else {
+                        heartbeat(": alive\n\n");
+                    }
+                    schedule();
+                    return;
+                }
+                ended(System.currentTimeMillis());
+            });
+        }
+
+        private void ended(long endedAt) {
+            call(ctx, issuer.wasReleased(last)).onComplete(released -> {
+                if (done) {
+                    return;
+                }
+                String name = released.succeeded() && released.result() ? "released"
+                        : endedAt >= last.expiresAt() ? "expired" : "lost";
+                event(name, json(name).put("endedAt", endedAt));
+                finish();
+                response.end();
+            });
+        }
+
+        private JsonObject json(String event) {
+            return new JsonObject().put("event", event).put("leaseId", last.leaseId()).put("lock", last.lock())
+                    .put("token", last.token()).put("expiresAt", last.expiresAt());
+        }
+
+        private void event(String name, JsonObject data) {
+            write("event: " + name + "\ndata: " + data.encode() + "\n\n");
+        }
+
+        private void heartbeat(String comment) {
+            if (System.currentTimeMillis() - lastWriteMs >= heartbeatMs && !response.writeQueueFull()) {
+                write(comment);
+            }
+        }
+
+        private void write(String text) {
+            lastWriteMs = System.currentTimeMillis();
+            response.write(text);
+        }
+
+        private void finish() {
+            if (!done) {
+                done = true;
+                watchers.decrementAndGet();
+                if (timer >= 0) {
+                    ctx.vertx().cancelTimer(timer);
+                }
+            }
+        }
+    }
+}

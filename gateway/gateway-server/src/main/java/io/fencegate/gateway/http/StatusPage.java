@@ -1,0 +1,140 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.StoreBinding;
+import io.fencegate.gateway.auth.ApiKeyAuthHandler;
+import io.fencegate.gateway.auth.Principal;
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeasePage;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code GET /ui}: one static page (HTML, CSS and script in one resource, no build step), and
+ * {@code GET /ui/events}: the server-sent events it draws from, one {@code status} event a second.
+ *
+ * <p>What a caller sees depends on its key, exactly as on {@code /v1/*}: without auth configured
+ * (loopback only) everything; with auth, no key shows health only, and a key shows the live leases
+ * under its lock prefixes and the stores it may use, with their refusals. The page sends the key
+ * in the Authorization header of a streamed fetch, never in the URL (where logs would keep it).
+ */
+final class StatusPage {
+    static final long PERIOD_MS = 1000;
+    /** Status streams one gateway serves at once: each one probes the backends every second. */
+    static final int MAX_VIEWERS = 50;
+    static final int LEASES_SHOWN = 50;
+
+    private final LeaseIssuer issuer;
+    private final List<StoreBinding> stores;
+    private final StoreActivity activity;
+    private final OpsRoutes ops;
+    private final ApiKeyAuthHandler auth;
+    private final Duration timeout;
+    private final Buffer page;
+    private final AtomicInteger viewers = new AtomicInteger();
+
+    StatusPage(LeaseIssuer issuer, List<StoreBinding> stores, StoreActivity activity, OpsRoutes ops,
+            ApiKeyAuthHandler auth, Duration timeout) {
+        this.issuer = issuer;
+        this.stores = stores;
+        this.activity = activity;
+        this.ops = ops;
+        this.auth = auth;
+        this.timeout = timeout;
+        this.page = load();
+    }
+
+    void page(RoutingContext ctx) {
+        ctx.response().putHeader("Content-Type", "text/html; charset=utf-8")
+                .putHeader("Cache-Control", "no-cache")
+                // The page loads nothing from elsewhere: its own inline script and style only.
+                .putHeader("Content-Security-Policy",
+                        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+                .end(page);
+    }
+
+    void events(RoutingContext ctx) {
+        Optional<Principal> principal = auth.optional(ctx);
+        if (principal == null) {
+            return; // an unknown key: 401 sent
+        }
+        if (viewers.incrementAndGet() > MAX_VIEWERS) {
+            viewers.decrementAndGet();
+            ctx.fail(Problem.unavailable("this gateway already serves " + MAX_VIEWERS + " status pages"));
+            return;
+        }
+        HttpServerResponse response = ctx.response().setChunked(true)
+                .putHeader("Content-Type", "text/event-stream; charset=utf-8")
+                .putHeader("Cache-Control", "no-cache")
+                .putHeader("X-Accel-Buffering", "no");
+        boolean[] done = {false};
+        long timer = ctx.vertx().setPeriodic(0, PERIOD_MS, id -> {
+            if (!done[0] && !response.writeQueueFull()) {
+                snapshot(ctx, principal).onSuccess(status -> {
+                    if (!done[0]) {
+                        response.write("event: status\ndata: " + status.encode() + "\n\n");
+                    }
+                });
+            }
+        });
+        response.closeHandler(v -> {
+            if (!done[0]) {
+                done[0] = true;
+                viewers.decrementAndGet();
+                ctx.vertx().cancelTimer(timer);
+            }
+        });
+    }
+
+    /** One status: health for everyone; leases, stores and refusals only for a key (or no auth). */
+    private Future<JsonObject> snapshot(RoutingContext ctx, Optional<Principal> principal) {
+        Future<JsonObject> health = ops.check(ctx.vertx().getOrCreateContext());
+        if (principal.isEmpty()) {
+            return health.map(h -> new JsonObject().put("scope", "health").put("now", System.currentTimeMillis())
+                    .put("health", h));
+        }
+        Principal p = principal.get();
+        List<String> names = stores.stream().map(StoreBinding::name).toList();
+        Optional<String> prefix = p.listablePrefix("");
+        Future<JsonArray> leases = prefix.isEmpty() ? Future.succeededFuture(new JsonArray())
+                : Future.fromCompletionStage(issuer.list(prefix.get(), null, LEASES_SHOWN), ctx.vertx().getOrCreateContext())
+                        .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                        .map(StatusPage::leases)
+                        .otherwise(e -> null);
+        return Future.join(health, leases).transform(done -> Future.succeededFuture(new JsonObject()
+                .put("scope", "full").put("key", p.name()).put("now", System.currentTimeMillis())
+                .put("health", health.result())
+                .put("leases", leases.result())
+                .put("stores", activity.counts(names, p::mayUseStore))
+                .put("refusals", activity.refusals(p::mayUseStore))));
+    }
+
+    private static JsonArray leases(LeasePage page) {
+        JsonArray out = new JsonArray();
+        page.leases().forEach(l -> out.add(new JsonObject().put("lock", l.lock()).put("token", l.token())
+                .put("expiresAt", l.expiresAt()).put("grantedBy", l.grantedBy())));
+        return out;
+    }
+
+    private static Buffer load() {
+        try (InputStream in = StatusPage.class.getResourceAsStream("/ui/status.html")) {
+            if (in == null) {
+                throw new IllegalStateException("ui/status.html is missing from the gateway's resources");
+            }
+            return Buffer.buffer(in.readAllBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

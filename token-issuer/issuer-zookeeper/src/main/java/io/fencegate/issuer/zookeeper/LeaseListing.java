@@ -1,0 +1,171 @@
+package io.fencegate.issuer.zookeeper;
+
+import io.fencegate.issuer.LeaseInfo;
+import io.fencegate.issuer.LeasePage;
+import io.fencegate.issuer.backend.ListCursors;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+
+/**
+ * Lists live leases from ZooKeeper, and names this issuer instance there.
+ *
+ * <p>Who granted a lease: each issuer keeps an EPHEMERAL node {@code root/instances/<name>~<uuid>}
+ * in its session; a lease node's {@code ephemeralOwner} is the session that created it, so the
+ * instance whose node has the same owner granted it. No lease data changes, so leases stay
+ * readable by older issuers.
+ *
+ * <p>A listing reads the lock names once (one getChildren of {@code root/locks}), then, per lock
+ * of the page, its queue head (getChildren, getData). The head is a live lease if its expiry is
+ * ahead and its token is in the grant log (a head may still be waiting out a lock-delay). At most
+ * {@link #EXAMINED_PER_LIMIT} times the limit locks are read per page, so a page is bounded even
+ * when most lock nodes are idle.
+ */
+final class LeaseListing {
+
+    static final int EXAMINED_PER_LIMIT = 4;
+    private static final String SEPARATOR = "~";
+
+    private final IssuerParts parts;
+    private final String instancePath;
+
+    LeaseListing(IssuerParts parts, String instanceName) {
+        this.parts = parts;
+        this.instancePath = instancesPath() + "/" + URLEncoder.encode(instanceName, StandardCharsets.UTF_8)
+                + SEPARATOR + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private String instancesPath() {
+        return parts.nodes().root() + "/instances";
+    }
+
+    /** (Re)creates this instance's node; called when a session starts. Best effort: a listing then shows "". */
+    void register() {
+        parts.zk().call("register instance", cb -> parts.client().create().creatingParentsIfNeeded()
+                .withMode(CreateMode.EPHEMERAL).inBackground(cb).forPath(instancePath, new byte[0]));
+    }
+
+    CompletableFuture<LeasePage> list(String prefix, String cursor, int limit) {
+        String after;
+        try {
+            ListCursors.checkArguments(prefix, limit);
+            after = ListCursors.decode(cursor);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String locksPath = parts.nodes().locksPath();
+        return children(locksPath).thenCompose(names -> {
+            List<String> locks = new ArrayList<>();
+            for (String name : names) {
+                String lock = decode(name);
+                if (lock != null && lock.startsWith(prefix) && (after == null || lock.compareTo(after) > 0)) {
+                    locks.add(lock);
+                }
+            }
+            locks.sort(null);
+            int examined = Math.min(locks.size(), limit * EXAMINED_PER_LIMIT);
+            List<String> page = locks.subList(0, examined);
+            return instances().thenCompose(owners -> {
+                List<CompletableFuture<Optional<LeaseInfo>>> reads = new ArrayList<>();
+                for (String lock : page) {
+                    reads.add(head(lock, owners));
+                }
+                return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                    List<LeaseInfo> live = new ArrayList<>();
+                    int covered = 0;
+                    while (covered < reads.size() && live.size() < limit) {
+                        reads.get(covered).join().ifPresent(live::add);
+                        covered++;
+                    }
+                    boolean more = covered > 0 && covered < locks.size();
+                    return new LeasePage(live, more ? Optional.of(ListCursors.encode(page.get(covered - 1))) : Optional.empty());
+                });
+            });
+        });
+    }
+
+    private CompletableFuture<Optional<LeaseInfo>> head(String lock, Map<Long, String> owners) {
+        String lockPath = parts.nodes().lockPath(lock);
+        return children(lockPath).thenCompose(children -> {
+            List<String> queue = LockNodes.queue(children);
+            if (queue.isEmpty()) {
+                return CompletableFuture.completedFuture(Optional.<LeaseInfo>empty());
+            }
+            String path = lockPath + "/" + queue.get(0);
+            return parts.zk().call("read lease " + path, cb -> parts.client().getData().inBackground(cb).forPath(path))
+                    .thenCompose(event -> {
+                        Optional<LeaseNodeData> data = AsyncZk.code(event) == Code.OK
+                                ? LeaseNodeData.parse(event.getData()) : Optional.empty();
+                        if (data.isEmpty() || data.get().expiresAt() <= parts.clock().millis()) {
+                            return CompletableFuture.completedFuture(Optional.<LeaseInfo>empty());
+                        }
+                        long token = data.get().mode().tokenOf(event.getStat(), queue.get(0));
+                        String by = owners.getOrDefault(event.getStat().getEphemeralOwner(), "");
+                        return parts.grants().wasGranted(lock, token).thenApply(granted -> granted
+                                ? Optional.of(new LeaseInfo(lock, token, data.get().expiresAt(), by))
+                                : Optional.<LeaseInfo>empty());
+                    });
+        });
+    }
+
+    /** Session id to instance name, for every issuer instance registered now. */
+    private CompletableFuture<Map<Long, String>> instances() {
+        String path = instancesPath();
+        return children(path).thenCompose(names -> {
+            Map<Long, String> owners = new HashMap<>();
+            List<CompletableFuture<Void>> stats = new ArrayList<>();
+            for (String name : names) {
+                stats.add(parts.zk().call("stat instance", cb -> parts.client().checkExists().inBackground(cb)
+                        .forPath(path + "/" + name)).thenAccept(event -> {
+                            if (event.getStat() != null) {
+                                synchronized (owners) {
+                                    owners.put(event.getStat().getEphemeralOwner(), instanceName(name));
+                                }
+                            }
+                        }));
+            }
+            return CompletableFuture.allOf(stats.toArray(CompletableFuture[]::new)).thenApply(v -> owners);
+        });
+    }
+
+    private CompletableFuture<List<String>> children(String path) {
+        return parts.zk().call("list " + path, cb -> parts.client().getChildren().inBackground(cb).forPath(path))
+                .thenApply(LeaseListing::childrenOf);
+    }
+
+    private static List<String> childrenOf(CuratorEvent event) {
+        Code code = AsyncZk.code(event);
+        if (code == Code.NONODE) {
+            return List.of();
+        }
+        if (code != Code.OK) {
+            throw AsyncZk.unexpected("list", event);
+        }
+        return event.getChildren();
+    }
+
+    private static String instanceName(String node) {
+        int at = node.lastIndexOf(SEPARATOR);
+        return URLDecoder.decode(at < 0 ? node : node.substring(0, at), StandardCharsets.UTF_8);
+    }
+
+    /** The lock a lock node's name encodes (see {@link LockNodes#encode}); null for a foreign node. */
+    private static String decode(String name) {
+        try {
+            return new String(Base64.getUrlDecoder().decode(name), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}
