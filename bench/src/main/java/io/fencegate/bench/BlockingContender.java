@@ -44,7 +44,8 @@ public abstract class BlockingContender implements Contender {
                 try {
                     while (failure.get() == null) {
                         long before = System.nanoTime();
-                        if (before >= stopAt) {
+                        // Every worker records at least one operation, so a cold start never yields an empty sample.
+                        if (before >= stopAt && counts[worker] > 0) {
                             break;
                         }
                         op(worker, concurrency);

@@ -100,6 +100,11 @@ final class GatewayWrites implements AutoCloseable {
         client = FencegateClient.builder(gateway.uri).build();
         token = client.acquire("bench", Duration.ofHours(1), Duration.ZERO)
                 .orElseThrow(() -> new IllegalStateException("no lease on the bench lock")).token();
+        // A cold gateway answers its first requests slowly (class loading, JIT, pool connects): prime both stores.
+        for (int i = 0; i < 200; i++) {
+            client.put("pg", key(), token, VALUE);
+            client.put("maria", key(), token, VALUE);
+        }
         mariaStore = JdbcGuardedStore.open(new JdbcStoreOptions().jdbcUrl(mariaUrl).username("root").password("")
                 .name("maria").rule(GuardRule.SAME_LEASE).poolSize(POOL));
         HikariConfig hikari = new HikariConfig();

@@ -9,7 +9,7 @@ import java.time.Duration;
  */
 public record Profile(String name, Duration warmUp, Duration measure, int repetitions) {
 
-    public static final Profile FULL = new Profile("full", Duration.ofSeconds(1), Duration.ofSeconds(3), 3);
+    public static final Profile FULL = new Profile("full", Duration.ofSeconds(1), Duration.ofSeconds(2), 3);
     public static final Profile SMOKE = new Profile("smoke", Duration.ofMillis(100), Duration.ofMillis(250), 1);
 
     public static Profile named(String name) {

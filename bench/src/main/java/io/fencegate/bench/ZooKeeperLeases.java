@@ -126,7 +126,9 @@ final class ZooKeeperLeases implements AutoCloseable {
             JoinConfig join = config.getNetworkConfig().getJoin();
             join.getMulticastConfig().setEnabled(false);
             join.getAutoDetectionConfig().setEnabled(false);
-            join.getTcpIpConfig().setEnabled(true).addMember("127.0.0.1:" + base + "-" + (base + 2));
+            for (int m = 0; m < 3; m++) {
+                join.getTcpIpConfig().setEnabled(true).addMember("127.0.0.1:" + (base + m));
+            }
             // Three CP members: FencedLock runs on Raft, as in production (0 would be the unsafe mode).
             config.getCPSubsystemConfig().setCPMemberCount(3);
             starting.add(CompletableFuture.supplyAsync(() -> Hazelcast.newHazelcastInstance(config)));
