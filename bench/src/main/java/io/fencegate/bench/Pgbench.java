@@ -50,6 +50,27 @@ final class Pgbench implements Contender {
     }
 
     private Sample run(int concurrency, Duration duration, boolean log) throws Exception {
+        // On a loaded machine 64 connections can take the whole window to open, and pgbench then
+        // processes no transaction and prints no tps: such a run is retried, twice at most.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return runOnce(concurrency, duration, log);
+            } catch (NoTransactions e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+                System.err.println("bench: " + name + " c=" + concurrency + ": no transaction in the window, again");
+            }
+        }
+    }
+
+    private static final class NoTransactions extends IllegalStateException {
+        NoTransactions(String message) {
+            super(message);
+        }
+    }
+
+    private Sample runOnce(int concurrency, Duration duration, boolean log) throws Exception {
         // pgbench counts in whole seconds; shorter (smoke) runs take one second.
         long seconds = Math.max(1, Math.round(duration.toMillis() / 1000.0));
         try (Stream<Path> old = Files.list(logDir)) {
@@ -78,7 +99,7 @@ final class Pgbench implements Contender {
         }
         Matcher tps = TPS.matcher(output);
         if (!tps.find()) {
-            throw new IllegalStateException(name + ": no tps in pgbench's output:\n" + output);
+            throw new NoTransactions(name + ": no tps in pgbench's output:\n" + output);
         }
         Histogram histogram = Sample.newHistogram();
         long[] perClient = new long[concurrency];
