@@ -1,0 +1,109 @@
+package io.fencegate.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Runs every comparison and writes the report. {@code ./bench/run} is the command; the arguments:
+ * {@code --profile full|smoke} (default full), {@code --out FILE} (default docs/BENCHMARKS.md),
+ * {@code --only zookeeper,redis,gateway,library} (default all).
+ */
+public final class BenchMain {
+    static final List<String> GROUPS = List.of("zookeeper", "redis", "gateway", "library");
+
+    private BenchMain() {}
+
+    public static void main(String[] args) throws Exception {
+        Profile profile = Profile.FULL;
+        Path out = Path.of("docs/BENCHMARKS.md");
+        Set<String> only = Set.copyOf(GROUPS);
+        for (int i = 0; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--profile" -> profile = Profile.named(require(args[i], value));
+                case "--out" -> out = Path.of(require(args[i], value));
+                case "--only" -> only = Set.of(require(args[i], value).split(","));
+                default -> {
+                    System.err.println("usage: bench/run [--profile full|smoke] [--out docs/BENCHMARKS.md] [--only "
+                            + String.join(",", GROUPS) + "]\nunknown argument: " + args[i]);
+                    System.exit(2);
+                }
+            }
+            i++;
+        }
+        for (String g : only) {
+            if (!GROUPS.contains(g)) {
+                System.err.println("--only: unknown group '" + g + "', expected some of " + GROUPS);
+                System.exit(2);
+            }
+        }
+        run(profile, out, only, "./bench/run" + (args.length == 0 ? "" : " " + String.join(" ", args)));
+    }
+
+    private static String require(String flag, String value) {
+        if (value == null) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        return value;
+    }
+
+    /** Runs the groups and writes the report; answers the scenarios, each with its samples. */
+    public static List<Scenario> run(Profile profile, Path out, Set<String> groups, String command) throws Exception {
+        Map<String, String> machine = MachineFacts.machine();
+        Map<String, String> versions = MachineFacts.versions();
+        Path work = Files.createTempDirectory("fencegate-bench");
+        List<Scenario> all = new ArrayList<>();
+        if (groups.contains("zookeeper")) {
+            try (ZooKeeperLeases zk = new ZooKeeperLeases()) {
+                all.addAll(runAll(profile, zk.scenarios()));
+            }
+        }
+        if (groups.contains("redis")) {
+            try (RedisLeases redis = new RedisLeases(work.resolve("redis"))) {
+                all.addAll(runAll(profile, redis.scenarios()));
+            }
+        }
+        if (groups.contains("gateway")) {
+            try (GatewayWrites gateway = new GatewayWrites(work.resolve("gateway"))) {
+                all.addAll(runAll(profile, gateway.scenarios()));
+            }
+        }
+        if (groups.contains("library")) {
+            try (LibraryWrites library = new LibraryWrites(work.resolve("library"))) {
+                all.addAll(runAll(profile, library.scenarios()));
+            }
+        }
+        new Report(profile, all, machine, versions, MachineFacts.loadAverage(), command).write(out);
+        System.err.println("bench: wrote " + out.toAbsolutePath());
+        return all;
+    }
+
+    /**
+     * Each scenario in turn; within it, each repetition runs every contender once, starting one
+     * further along each time, so no contender always runs first (warm caches) or last.
+     */
+    private static List<Scenario> runAll(Profile profile, List<Scenario> scenarios) throws Exception {
+        for (Scenario s : scenarios) {
+            List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < s.contenders().size(); i++) {
+                order.add(i);
+            }
+            for (int rep = 0; rep < profile.repetitions(); rep++) {
+                for (int i : order) {
+                    Contender c = s.contenders().get(i);
+                    Sample sample = c.measure(s.concurrency(), profile.warmUp(), profile.measure());
+                    s.samples().get(i).add(sample);
+                    System.err.printf("bench: %s | %s c=%d | %s | rep %d: %.0f ops/s, p99 %.2f ms%n",
+                            s.section(), s.title(), s.concurrency(), c.name(), rep + 1, sample.throughput(), sample.p99Millis());
+                }
+                Collections.rotate(order, -1);
+            }
+        }
+        return scenarios;
+    }
+}

@@ -1,0 +1,42 @@
+package io.fencegate.bench;
+
+/** How each comparison is set up, printed under the figures so they can be read without the code. */
+final class Notes {
+    private Notes() {}
+
+    static final String TEXT = """
+            ## How each comparison is set up
+
+            - **Leases, ZooKeeper.** One in-process ZooKeeper (Curator's `TestingServer`, which fsyncs its
+              transaction log) serves fencegate's issuer in both token modes, raw Curator (create an
+              EPHEMERAL_SEQUENTIAL node, delete it: the floor, it excludes nobody) and Curator's
+              `InterProcessMutex`. Hazelcast's `FencedLock` runs on 3 embedded CP members in the bench's
+              JVM (Raft in memory, no disk): a different system, so a loose comparison, but interleaved
+              like the others. Uncontended: worker *i* takes lock `w`*i*. Contended: all 16 workers take one
+              lock; throughput is hand-offs per second, latency includes the wait, fairness is the
+              fewest acquisitions of one worker over the most of one. Raw create+delete is not a lock,
+              so under contention it stays the floor, not a rival.
+            - **Leases, Redis.** The shared Redis 7 on 127.0.0.1:6379 (no persistence), every key under
+              a random prefix removed at the end. fencegate's issuer has a file high-water mark (blocks of
+              1000 tokens, fsync'd). The raw Lua floor is one `EVALSHA` of SET NX PX + INCR and one of
+              compare-and-delete over one Lettuce connection; having no queue to wait on, it polls every
+              0.2 ms when the lock is held. Redisson uses its defaults (pub/sub wake-ups, watchdog).
+            - **Gateway.** `fencegate serve` runs as a child process (embedded ZooKeeper issuer,
+              `-Xmx512m`) with a reactive Postgres store and a JDBC MariaDB store, each with a pool of 16
+              connections, rule `same-lease` and one store lock, so one lease's token writes every key
+              many times (the guard is still judged on every row). The load comes from a Vert.x
+              `WebClient` in the bench process keeping 1/16/64 PUTs in flight, 100-byte values over 10k
+              keys. pgbench runs the gateway's own statement (`PostgresGuardSql.write`) with the same key
+              space, value and token, with as many connections as requests in flight (`-M prepared`);
+              the plain upsert goes to a table of the same shape without the guard. On MariaDB the
+              baselines are the JDBC store used as a library in the bench's JVM (the same transaction,
+              no HTTP) and a plain `INSERT … ON DUPLICATE KEY UPDATE` over HikariCP.
+            - **Java client.** `FencegateClient.putAsync` (JDK `HttpClient`) against a pooled Vert.x
+              `WebClient`, 16 PUTs in flight each, on the same gateway and store.
+            - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain
+              update of the same 1000 rows, autocommit, HikariCP. Files: `FilesGuardedStore.write`
+              against a plain temp-file, fsync, rename, fsync-the-directory write.
+            - Everything runs on one machine: the load generators, the gateway and the databases share
+              its CPUs, so a faster server side shows up only as far as the client side leaves room.
+            """;
+}

@@ -1,0 +1,155 @@
+package io.fencegate.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Writes docs/BENCHMARKS.md: the issue's targets with the measured ratio first, then one table and
+ * one hand-written SVG chart per section. Every figure is a median over the repetitions with
+ * [min–max]; a ratio is taken within each repetition (the contenders ran back to back in it).
+ */
+final class Report {
+    private final Profile profile;
+    private final List<Scenario> scenarios;
+    private final Map<String, String> machine;
+    private final Map<String, String> versions;
+    private final String loadAtEnd;
+    private final String command;
+
+    Report(Profile profile, List<Scenario> scenarios, Map<String, String> machine, Map<String, String> versions,
+           String loadAtEnd, String command) {
+        this.profile = profile;
+        this.scenarios = scenarios;
+        this.machine = machine;
+        this.versions = versions;
+        this.loadAtEnd = loadAtEnd;
+        this.command = command;
+    }
+
+    void write(Path markdown) throws IOException {
+        Path dir = markdown.toAbsolutePath().getParent();
+        Path charts = dir.resolve("benchmarks");
+        Files.createDirectories(charts);
+        StringBuilder md = new StringBuilder();
+        md.append("# fencegate benchmarks\n\n")
+                .append("Written by `").append(command).append("` (profile `").append(profile.name()).append("`: ")
+                .append(profile.repetitions()).append(" repetitions of ").append(profile.warmUp().toMillis())
+                .append(" ms warm-up + ").append(profile.measure().toMillis()).append(" ms measured per contender, ")
+                .append("contenders interleaved within each repetition). Figures are medians with [min–max] over the ")
+                .append("repetitions; a ratio is fencegate's throughput over the other's, taken within each repetition. ")
+                .append("Latencies are HdrHistogram percentiles of single operations. **Ratios hold on a noisy ")
+                .append("machine; absolute figures do not.** This is the baseline before any optimisation (issue 18).\n\n");
+        md.append("**The machine was loaded**: other engineers' builds and tests ran on it during this run (load ")
+                .append("average ").append(machine.get("load average at start (1/5/15 min)")).append(" at the start, ")
+                .append(loadAtEnd).append(" at the end, on ").append(machine.get("CPUs (nproc)")).append(" CPUs).\n\n");
+        targets(md);
+        Map<String, List<Scenario>> sections = new LinkedHashMap<>();
+        scenarios.forEach(s -> sections.computeIfAbsent(s.section(), k -> new ArrayList<>()).add(s));
+        for (Map.Entry<String, List<Scenario>> section : sections.entrySet()) {
+            String file = section.getKey().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "") + ".svg";
+            Files.writeString(charts.resolve(file), Charts.throughput(section.getKey(), section.getValue()));
+            md.append("## ").append(section.getKey()).append("\n\n")
+                    .append("![").append(section.getKey()).append("](benchmarks/").append(file).append(")\n\n");
+            for (Scenario s : section.getValue()) {
+                table(md, s);
+            }
+        }
+        md.append("## Machine\n\n| fact | value |\n| --- | --- |\n");
+        machine.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+        md.append("| load average at the end | ").append(loadAtEnd).append(" |\n\n");
+        md.append("## Versions\n\n| component | version |\n| --- | --- |\n");
+        versions.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+        md.append('\n').append(Notes.TEXT);
+        Files.writeString(markdown, md);
+    }
+
+    private void targets(StringBuilder md) {
+        md.append("## The targets of issue 18, measured now (before)\n\n")
+                .append("| target | measured (median [min–max]) | met? |\n| --- | --- | --- |\n");
+        for (int c : new int[] {1, 16}) {
+            target(md, "ZooKeeper issuer (zxid) ≥ 0.9× raw create+delete, uncontended c=" + c, 0.9,
+                    find(ZooKeeperLeases.SECTION, "uncontended", c), "fencegate ZooKeeper (zxid)", "raw Curator");
+            target(md, "ZooKeeper issuer (zxid) ≥ 1.0× Curator InterProcessMutex, uncontended c=" + c, 1.0,
+                    find(ZooKeeperLeases.SECTION, "uncontended", c), "fencegate ZooKeeper (zxid)", "Curator InterProcessMutex");
+        }
+        for (int c : new int[] {1, 16}) {
+            target(md, "Redis issuer ≥ 0.8× the raw Lua floor, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 0.8,
+                    find(RedisLeases.SECTION, "uncontended", c), "fencegate Redis", "raw Lua");
+            target(md, "Redis issuer ≥ 1.5× Redisson RFencedLock, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 1.5,
+                    find(RedisLeases.SECTION, "uncontended", c), "fencegate Redis", "Redisson RFencedLock");
+        }
+        for (int c : new int[] {1, 16, 64}) {
+            target(md, "Gateway ≥ 1.0× pgbench on the same guarded statement, " + c + " in flight" + (c == 64 ? " (the target)" : ""),
+                    1.0, find(GatewayWrites.POSTGRES, "in flight", c), "fencegate gateway", "pgbench, the same");
+        }
+        for (int c : new int[] {1, 16, 64}) {
+            target(md, "The guarded statement ≥ 0.85× a plain upsert (pgbench both), c=" + c, 0.85,
+                    find(GatewayWrites.POSTGRES, "in flight", c), "pgbench, the same", "pgbench, a plain");
+        }
+        Scenario one = find(GatewayWrites.POSTGRES, "in flight", 1);
+        if (one != null) {
+            int gw = one.indexOf("fencegate gateway");
+            int pg = one.indexOf("pgbench, the same");
+            List<Double> overhead = new ArrayList<>();
+            for (int r = 0; r < Math.min(one.samples().get(gw).size(), one.samples().get(pg).size()); r++) {
+                overhead.add(one.samples().get(gw).get(r).p99Millis() - one.samples().get(pg).get(r).p99Millis());
+            }
+            Stats s = Stats.of(overhead);
+            md.append("| Gateway p99 overhead at c=1 < 1 ms (gateway p99 − pgbench p99, same statement) | ")
+                    .append(s.format("%.2f")).append(" ms | ").append(s.median() < 1.0 ? "yes" : "**no**").append(" |\n");
+        }
+        target(md, "FencegateClient ≥ 0.8× a pooled async client (Vert.x WebClient), 16 in flight", 0.8,
+                find(GatewayWrites.CLIENT, "in flight", 16), "FencegateClient", "Vert.x WebClient");
+        for (int c : new int[] {1, 16, 64}) {
+            target(md, "(no target) gateway on MariaDB ÷ the JDBC store as a library, " + c + " in flight", Double.NaN,
+                    find(GatewayWrites.MARIADB, "in flight", c), "fencegate gateway", "JdbcGuardedStore");
+        }
+        md.append('\n');
+    }
+
+    private void target(StringBuilder md, String label, double goal, Scenario s, String mine, String theirs) {
+        if (s == null) {
+            return;
+        }
+        Stats ratio = Stats.of(s.ratios(s.indexOf(mine), s.indexOf(theirs)));
+        String met = Double.isNaN(goal) ? "–" : ratio.median() >= goal ? "yes" : "**no**";
+        md.append("| ").append(label).append(" | ").append(ratio.format("%.2f×")).append(" | ").append(met).append(" |\n");
+    }
+
+    private Scenario find(String section, String titlePrefix, int concurrency) {
+        return scenarios.stream().filter(s -> s.section().equals(section) && s.title().startsWith(titlePrefix)
+                && s.concurrency() == concurrency).findFirst().orElse(null);
+    }
+
+    private static void table(StringBuilder md, Scenario s) {
+        boolean contended = s.title().startsWith("contended");
+        md.append("**").append(s.title()).append(", c=").append(s.concurrency()).append("** (").append(s.unit())
+                .append(")\n\n| contender | ops/s | p50 ms | p99 ms | fencegate ÷ this |")
+                .append(contended ? " fairness (min/max ops of a worker) |" : "")
+                .append("\n| --- | --- | --- | --- | --- |").append(contended ? " --- |" : "").append('\n');
+        for (int i = 0; i < s.contenders().size(); i++) {
+            List<Sample> runs = s.samples().get(i);
+            md.append("| ").append(s.contenders().get(i).name())
+                    .append(" | ").append(stat(runs, Sample::throughput).format("%.0f"))
+                    .append(" | ").append(stat(runs, Sample::p50Millis).format("%.2f"))
+                    .append(" | ").append(stat(runs, Sample::p99Millis).format("%.2f"))
+                    .append(" | ").append(i == 0 ? "1.00" : Stats.of(s.ratios(i)).format("%.2f×"));
+            if (contended) {
+                md.append(" | ").append(stat(runs, Sample::fairness).format("%.2f"));
+            }
+            md.append(" |\n");
+        }
+        md.append('\n');
+    }
+
+    static Stats stat(List<Sample> runs, ToDoubleFunction<Sample> f) {
+        return Stats.of(runs.stream().map(r -> f.applyAsDouble(r)).toList());
+    }
+}

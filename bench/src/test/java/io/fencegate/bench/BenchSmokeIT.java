@@ -1,0 +1,46 @@
+package io.fencegate.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The smoke profile, so the bench cannot rot: every contender of every group runs against the real
+ * backends and the report and its charts are written. No timing is asserted: CI machines are noisy.
+ */
+class BenchSmokeIT {
+
+    @Test
+    @Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void everyContenderRunsAndTheReportIsWritten(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("BENCHMARKS.md");
+
+        List<Scenario> scenarios = BenchMain.run(Profile.SMOKE, out, Set.copyOf(BenchMain.GROUPS), "BenchSmokeIT");
+
+        assertThat(scenarios).extracting(Scenario::section).containsAll(List.of(ZooKeeperLeases.SECTION,
+                RedisLeases.SECTION, GatewayWrites.POSTGRES, GatewayWrites.MARIADB, GatewayWrites.CLIENT,
+                LibraryWrites.JDBC, LibraryWrites.FILES));
+        for (Scenario s : scenarios) {
+            for (int i = 0; i < s.contenders().size(); i++) {
+                List<Sample> runs = s.samples().get(i);
+                assertThat(runs).as("%s / %s c=%d / %s", s.section(), s.title(), s.concurrency(), s.contenders().get(i).name())
+                        .hasSize(Profile.SMOKE.repetitions())
+                        .allSatisfy(r -> assertThat(r.ops()).isPositive());
+            }
+        }
+        String report = Files.readString(out);
+        assertThat(report).contains("## The targets of issue 18", "## Machine", "## Versions", "Hazelcast FencedLock",
+                "Redisson RFencedLock", "pgbench, the same guarded statement", "FencegateClient");
+        try (var charts = Files.list(dir.resolve("benchmarks"))) {
+            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(7);
+        }
+        assertThat(Profile.SMOKE.measure()).isLessThan(Duration.ofSeconds(1));
+    }
+}
