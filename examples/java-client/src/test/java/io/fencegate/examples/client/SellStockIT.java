@@ -1,12 +1,11 @@
 package io.fencegate.examples.client;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.client.FencegateClient;
-import io.fencegate.examples.support.ExampleProcess;
 import io.fencegate.client.Lease;
-import io.fencegate.client.ReadOutcome;
+import io.fencegate.examples.support.ExampleProcess;
+import io.fencegate.examples.support.StockShelf;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -30,12 +29,14 @@ import org.junit.jupiter.api.Timeout;
 class SellStockIT {
     private static final Pattern LOST = Pattern.compile("lease lost: EXPIRED at (\\d+)");
     private static ExampleProcess gateway;
+    private static StockShelf shelf;
     private static FencegateClient client;
 
     @BeforeAll
     static void start() throws Exception {
         gateway = ExampleProcess.gateway();
-        client = FencegateClient.builder(gateway.url).build();
+        shelf = new StockShelf(gateway.url);
+        client = shelf.client();
     }
 
     @AfterAll
@@ -45,25 +46,16 @@ class SellStockIT {
         }
     }
 
-    private static void stock(String key, int units) {
-        Lease lease = client.acquire("main/" + key, Duration.ofSeconds(10), Duration.ofSeconds(10)).orElseThrow();
-        client.put("main", key, lease.token(), Integer.toString(units).getBytes(UTF_8));
-        client.release(lease.leaseId());
-    }
-
-    private static String stockOf(String key) {
-        return new String(((ReadOutcome.Value) client.get("main", key)).bytes(), UTF_8);
-    }
 
     @Test
     void sellsOutAndReleasesTheLease() throws Exception {
-        stock("stock/gadget", 3);
+        shelf.stock("stock/gadget", 3);
         try (ExampleProcess run = ExampleProcess.program(SellStock.class.getName(), gateway.url, "main", "stock/gadget",
                 "10", "20")) {
             assertThat(run.awaitExit(60)).as("%s", run.seen).isZero();
             assertThat(run.seen).contains("stopping: sold out", "done: sold 3");
         }
-        assertThat(stockOf("stock/gadget")).isEqualTo("0");
+        assertThat(shelf.stockOf("stock/gadget")).isEqualTo("0");
         Lease next = client.acquire("main/stock/gadget", Duration.ofSeconds(5), Duration.ZERO).orElseThrow();
         client.release(next.leaseId());
     }
@@ -79,7 +71,7 @@ class SellStockIT {
         List<Long> delays = new ArrayList<>();
         for (int run = 0; run < 5; run++) {
             String key = "stock/frozen-" + run;
-            stock(key, 1000);
+            shelf.stock(key, 1000);
             try (ExampleProcess seller = ExampleProcess.program(SellStock.class.getName(), gateway.url, "main", key,
                     "1000", "300", Long.toString(ttlMs))) {
                 seller.awaitLine(Pattern.compile("sold 1 with token \\d+, stock now 999"), 60);
@@ -98,7 +90,7 @@ class SellStockIT {
                         .anyMatch(l -> l.startsWith("stopping: "));
                 // Nothing written after the loss: the stock is what the last confirmed sale left.
                 long sold = out.stream().filter(l -> l.startsWith("sold 1")).count();
-                assertThat(stockOf(key)).isEqualTo(Long.toString(1000 - sold));
+                assertThat(shelf.stockOf(key)).isEqualTo(Long.toString(1000 - sold));
             }
         }
         List<Long> sorted = new ArrayList<>(delays);
