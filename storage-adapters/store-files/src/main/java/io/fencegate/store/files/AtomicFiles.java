@@ -4,15 +4,18 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
-import java.util.stream.Stream;
 
 /**
  * Crash-atomic file replacement: write a temporary file beside the target, fsync it, rename it
@@ -66,16 +69,31 @@ final class AtomicFiles {
         }
     }
 
-    /** Deletes temporaries left by crashed writers (older than a minute). */
+    /**
+     * Deletes temporaries left by crashed writers (older than a minute). Another process may be
+     * writing into the same root meanwhile: an entry that vanishes during the walk (a live
+     * writer's temporary, renamed into place) is skipped, not an error, or opening a store would
+     * fail whenever another process writes.
+     */
     static void removeStaleTemporaries(Path root) throws IOException {
-        Instant cutoff = Instant.now().minus(ORPHAN_AGE);
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
-                if (p.getFileName().toString().startsWith(TEMP_PREFIX)
-                        && Files.getLastModifiedTime(p).compareTo(FileTime.from(cutoff)) < 0) {
-                    Files.deleteIfExists(p);
+        FileTime cutoff = FileTime.from(Instant.now().minus(ORPHAN_AGE));
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                if (file.getFileName().toString().startsWith(TEMP_PREFIX)
+                        && attributes.lastModifiedTime().compareTo(cutoff) < 0) {
+                    Files.deleteIfExists(file);
                 }
+                return FileVisitResult.CONTINUE;
             }
-        }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException error) throws IOException {
+                if (error instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw error;
+            }
+        });
     }
 }
