@@ -93,8 +93,9 @@ public final class FencegateSchema {
                 return;
             } catch (FlywayException e) {
                 // Flyway serialises migrations with its own lock, but not the baseline of a fresh
-                // schema: a process that finds the history table just created by another, still
-                // empty, refuses to baseline. Once the other has recorded it, migrating is a no-op.
+                // schema: a process that finds the history table just created by another (still
+                // empty, or already holding the other's migrations) refuses to baseline. Once the
+                // other has recorded them, migrating again is a no-op.
                 if (attempt >= BASELINE_RACE_ATTEMPTS || !isBaselineRace(e)) {
                     throw e;
                 }
@@ -105,7 +106,9 @@ public final class FencegateSchema {
 
     private static boolean isBaselineRace(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("already exists, and is empty")) {
+            String message = t.getMessage();
+            if (message != null && (message.contains("already exists, and is empty")
+                    || (message.contains("Unable to baseline") && message.contains("already contains migrations")))) {
                 return true;
             }
         }
