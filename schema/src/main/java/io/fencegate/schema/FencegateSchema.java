@@ -10,9 +10,11 @@ import org.flywaydb.core.api.FlywayException;
 
 /**
  * fencegate's tables ({@code fencegate_item}, {@code fencegate_fence}, {@code fencegate_token_mark},
- * {@code fencegate_store_claim}: see {@link StoreClaim}) as Flyway migrations,
- * one folder per database under {@code db/fencegate/}. Applications that run Flyway themselves
- * add {@link #location(Dialect)} to their locations instead of calling {@link #migrate}.
+ * {@code fencegate_store_claim}: see {@link StoreClaim}) as Flyway migrations under
+ * {@code db/fencegate/}: one folder per database for what its SQL needs of its own, and
+ * {@code common/} for migrations every database runs as written (one file, not three copies).
+ * Applications that run Flyway themselves add {@link #locations(Dialect)} to their locations
+ * instead of calling {@link #migrate}.
  */
 public final class FencegateSchema {
 
@@ -63,9 +65,13 @@ public final class FencegateSchema {
     private FencegateSchema() {
     }
 
-    /** The Flyway location of the migrations for {@code dialect}. */
-    public static String location(Dialect dialect) {
-        return "classpath:db/fencegate/" + dialect.folder;
+    /**
+     * The Flyway locations of the migrations for {@code dialect}: its own folder and the common one.
+     * A file moved between them keeps its name and content, so Flyway's checksum, and with it every
+     * database migrated before the move, stays valid.
+     */
+    public static String[] locations(Dialect dialect) {
+        return new String[] {"classpath:db/fencegate/" + dialect.folder, "classpath:db/fencegate/common"};
     }
 
     /**
@@ -81,7 +87,7 @@ public final class FencegateSchema {
         }
         Flyway flyway = Flyway.configure()
                 .dataSource(dataSource)
-                .locations(location(dialect))
+                .locations(locations(dialect))
                 .table(HISTORY_TABLE)
                 // The schema may already hold the application's own tables.
                 .baselineOnMigrate(true)

@@ -99,6 +99,6 @@ abstract class AbstractJdbcContractIT extends AbstractGuardedStoreContractTest {
 
     static {
         // Referenced so a missing schema module fails loudly at class load, not mid-test.
-        FencegateSchema.location(FencegateSchema.Dialect.H2);
+        FencegateSchema.locations(FencegateSchema.Dialect.H2);
     }
 }
