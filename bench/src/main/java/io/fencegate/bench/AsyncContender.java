@@ -12,16 +12,9 @@ import org.HdrHistogram.Histogram;
  * HTTP load generator (each slot sends its next request when its previous one is answered). The
  * histogram is written under its own monitor: completions arrive on a few event-loop threads.
  */
-public abstract class AsyncContender implements Contender {
-    private final String name;
-
+public abstract class AsyncContender extends NamedContender {
     protected AsyncContender(String name) {
-        this.name = name;
-    }
-
-    @Override
-    public String name() {
-        return name;
+        super(name);
     }
 
     /** One operation of slot {@code slot}; the stage completes when it is answered. */
@@ -42,7 +35,7 @@ public abstract class AsyncContender implements Contender {
         }
         CompletableFuture.allOf(slotsDone).get(measure.toMillis() + warmUp.toMillis() + 60_000, TimeUnit.MILLISECONDS);
         if (failure.get() != null) {
-            throw new IllegalStateException(name + " failed at c=" + concurrency + ": " + failure.get(), failure.get());
+            throw new IllegalStateException(name() + " failed at c=" + concurrency + ": " + failure.get(), failure.get());
         }
         long end = Math.max(stopAt, System.nanoTime());
         long total = 0;

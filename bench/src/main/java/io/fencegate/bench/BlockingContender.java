@@ -12,16 +12,9 @@ import org.HdrHistogram.Histogram;
  * of a blocking lock API (acquire, release). Each worker records into its own histogram, so
  * recording takes no lock; they are added up at the end.
  */
-public abstract class BlockingContender implements Contender {
-    private final String name;
-
+public abstract class BlockingContender extends NamedContender {
     protected BlockingContender(String name) {
-        this.name = name;
-    }
-
-    @Override
-    public String name() {
-        return name;
+        super(name);
     }
 
     /** One operation of worker {@code worker} (0-based); {@code concurrency} workers run at once. */
@@ -61,7 +54,7 @@ public abstract class BlockingContender implements Contender {
                 } finally {
                     total.add(counts[worker]);
                 }
-            }, name + "-" + w);
+            }, name() + "-" + w);
             t.setDaemon(true);
             threads.add(t);
         }
@@ -74,7 +67,7 @@ public abstract class BlockingContender implements Contender {
             }
         }
         if (failure.get() != null) {
-            throw new IllegalStateException(name + " failed at c=" + concurrency + ": " + failure.get(), failure.get());
+            throw new IllegalStateException(name() + " failed at c=" + concurrency + ": " + failure.get(), failure.get());
         }
         long end = Math.max(stopAt, System.nanoTime());
         Histogram all = Sample.newHistogram();

@@ -8,19 +8,15 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.store.Applied;
 import io.fencegate.store.GuardRule;
+import io.fencegate.store.files.AtomicFiles;
 import io.fencegate.store.files.FilesGuardedStore;
 import io.fencegate.store.files.FilesStoreOptions;
 import io.fencegate.store.jdbc.TokenColumnGuard;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.jooq.DSLContext;
@@ -34,8 +30,8 @@ import org.jooq.impl.SQLDataType;
 /**
  * fencegate as a library, without the gateway: a token-guarded jOOQ update ({@code TokenColumnGuard})
  * against the plain jOOQ update of the same row on Postgres; the files store's guarded write against
- * a plain crash-atomic write (temp file, fsync, rename, fsync of the directory: what the store does,
- * minus the guard and the item lock).
+ * a plain crash-atomic write ({@link AtomicFiles#replace}: temp file, fsync, rename, fsync of the
+ * directory; the store's own write, minus the guard and the item lock).
  */
 final class LibraryWrites implements AutoCloseable {
     static final String JDBC = "Library: JDBC (jOOQ, Postgres)";
@@ -107,7 +103,7 @@ final class LibraryWrites implements AutoCloseable {
                 new BlockingContender("plain atomic write (temp, fsync, rename, fsync dir)") {
                     @Override
                     protected void op(int worker, int concurrency) throws IOException {
-                        plainAtomicWrite(plainRoot.resolve("k" + row()), VALUE);
+                        AtomicFiles.replace(plainRoot, plainRoot.resolve("k" + row()), VALUE);
                     }
                 });
         return List.of(
@@ -119,21 +115,6 @@ final class LibraryWrites implements AutoCloseable {
 
     private static int row() {
         return ThreadLocalRandom.current().nextInt(1, ROWS + 1);
-    }
-
-    static void plainAtomicWrite(Path target, byte[] content) throws IOException {
-        Path temp = target.resolveSibling(".tmp-" + UUID.randomUUID());
-        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ByteBuffer b = ByteBuffer.wrap(content);
-            while (b.hasRemaining()) {
-                ch.write(b);
-            }
-            ch.force(true);
-        }
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-        try (FileChannel dir = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
-            dir.force(true);
-        }
     }
 
     @Override

@@ -15,23 +15,8 @@ import java.util.function.ToDoubleFunction;
  * one hand-written SVG chart per section. Every figure is a median over the repetitions with
  * [min–max]; a ratio is taken within each repetition (the contenders ran back to back in it).
  */
-final class Report {
-    private final Profile profile;
-    private final List<Scenario> scenarios;
-    private final Map<String, String> machine;
-    private final Map<String, String> versions;
-    private final String loadAtEnd;
-    private final String command;
-
-    Report(Profile profile, List<Scenario> scenarios, Map<String, String> machine, Map<String, String> versions,
-           String loadAtEnd, String command) {
-        this.profile = profile;
-        this.scenarios = scenarios;
-        this.machine = machine;
-        this.versions = versions;
-        this.loadAtEnd = loadAtEnd;
-        this.command = command;
-    }
+record Report(Profile profile, List<Scenario> scenarios, Map<String, String> machine, Map<String, String> versions,
+              String loadAtEnd, String command) {
 
     void write(Path markdown) throws IOException {
         Path dir = markdown.toAbsolutePath().getParent();

@@ -1,5 +1,6 @@
 package io.fencegate.demo;
 
+import io.fencegate.gateway.issuer.EmbeddedZooKeeper;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
@@ -14,12 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.zookeeper.server.embedded.ExitHandler;
-import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 
 /**
  * {@code fencegate serve} as a child process, as a user runs it: the embedded default (its own
@@ -32,12 +30,12 @@ final class GatewayProcess implements AutoCloseable {
     private static final Pattern READY = Pattern.compile("fencegate listening on http://127\\.0\\.0\\.1:(\\d+) .*");
 
     private final Process process;
-    private final ZooKeeperServerEmbedded zookeeper;
+    private final EmbeddedZooKeeper zookeeper;
     private final String redisPrefix;
     final URI uri;
     final String issuerDescription;
 
-    private GatewayProcess(Process process, ZooKeeperServerEmbedded zookeeper, String redisPrefix, URI uri, String issuer) {
+    private GatewayProcess(Process process, EmbeddedZooKeeper zookeeper, String redisPrefix, URI uri, String issuer) {
         this.process = process;
         this.zookeeper = zookeeper;
         this.redisPrefix = redisPrefix;
@@ -48,7 +46,7 @@ final class GatewayProcess implements AutoCloseable {
     static GatewayProcess start(String issuer, Databases db, Path workDir, String redisPrefix) throws Exception {
         List<String> command = new ArrayList<>(List.of(javaBin(), "-XX:TieredStopAtLevel=1", "-Xmx256m", "-Xshare:auto",
                 "-cp", System.getProperty("java.class.path"), "io.fencegate.gateway.cli.Main", "serve", "--port", "0"));
-        ZooKeeperServerEmbedded zookeeper = null;
+        EmbeddedZooKeeper zookeeper = null;
         String description;
         if (issuer.equals("zookeeper") && db.gatewayUrl.startsWith("jdbc:h2:")) {
             command.addAll(List.of("--data", workDir.resolve("gateway").toString()));
@@ -56,10 +54,9 @@ final class GatewayProcess implements AutoCloseable {
         } else {
             StringBuilder yaml = new StringBuilder("issuer:\n");
             if (issuer.equals("zookeeper")) {
-                int port = Databases.freePort();
-                zookeeper = startZooKeeper(workDir.resolve("zookeeper"), port);
-                yaml.append("  type: zookeeper\n  connectString: 127.0.0.1:").append(port).append('\n');
-                description = "ZooKeeper (a server of the demo's own, 127.0.0.1:" + port + ")";
+                zookeeper = EmbeddedZooKeeper.start(workDir.resolve("zookeeper"));
+                yaml.append("  type: zookeeper\n  connectString: ").append(zookeeper.connectString()).append('\n');
+                description = "ZooKeeper (a server of the demo's own, " + zookeeper.connectString() + ")";
             } else if (issuer.equals("redis")) {
                 yaml.append("  type: redis\n  uri: ").append(REDIS_URI).append('\n')
                         .append("  keyPrefix: \"").append(redisPrefix).append("\"\n")
@@ -114,19 +111,6 @@ final class GatewayProcess implements AutoCloseable {
             process.destroyForcibly();
             throw new IllegalStateException("the gateway did not start: " + String.join("\n", seen));
         }
-    }
-
-    private static ZooKeeperServerEmbedded startZooKeeper(Path dir, int port) throws Exception {
-        Files.createDirectories(dir);
-        Properties config = new Properties();
-        config.setProperty("clientPort", Integer.toString(port));
-        config.setProperty("clientPortAddress", "127.0.0.1");
-        config.setProperty("tickTime", "2000");
-        config.setProperty("admin.enableServer", "false");
-        ZooKeeperServerEmbedded server = ZooKeeperServerEmbedded.builder()
-                .baseDir(dir.toAbsolutePath()).configuration(config).exitHandler(ExitHandler.LOG_ONLY).build();
-        server.start(30_000);
-        return server;
     }
 
     static String javaBin() {

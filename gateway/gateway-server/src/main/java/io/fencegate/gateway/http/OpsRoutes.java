@@ -8,9 +8,6 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +31,7 @@ final class OpsRoutes {
         this.stores = stores;
         this.metrics = metrics;
         this.probeTimeout = probeTimeout;
-        this.openApi = loadOpenApi();
+        this.openApi = ClasspathResource.load("/openapi.yaml");
     }
 
     /**
@@ -82,16 +79,5 @@ final class OpsRoutes {
 
     void openApi(RoutingContext ctx) {
         ctx.response().putHeader("Content-Type", "application/yaml").end(openApi);
-    }
-
-    private static Buffer loadOpenApi() {
-        try (InputStream in = OpsRoutes.class.getResourceAsStream("/openapi.yaml")) {
-            if (in == null) {
-                throw new IllegalStateException("openapi.yaml is missing from the gateway's resources");
-            }
-            return Buffer.buffer(in.readAllBytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

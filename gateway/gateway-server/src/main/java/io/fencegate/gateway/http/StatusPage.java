@@ -11,9 +11,6 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -36,7 +33,7 @@ final class StatusPage {
     static final int LEASES_SHOWN = 50;
 
     private final LeaseIssuer issuer;
-    private final List<StoreBinding> stores;
+    private final List<String> storeNames;
     private final StoreActivity activity;
     private final OpsRoutes ops;
     private final ApiKeyAuthHandler auth;
@@ -47,12 +44,12 @@ final class StatusPage {
     StatusPage(LeaseIssuer issuer, List<StoreBinding> stores, StoreActivity activity, OpsRoutes ops,
             ApiKeyAuthHandler auth, Duration timeout) {
         this.issuer = issuer;
-        this.stores = stores;
+        this.storeNames = stores.stream().map(StoreBinding::name).toList();
         this.activity = activity;
         this.ops = ops;
         this.auth = auth;
         this.timeout = timeout;
-        this.page = load();
+        this.page = ClasspathResource.load("/ui/status.html");
     }
 
     void page(RoutingContext ctx) {
@@ -105,7 +102,6 @@ final class StatusPage {
                     .put("health", h));
         }
         Principal p = principal.get();
-        List<String> names = stores.stream().map(StoreBinding::name).toList();
         Optional<String> prefix = p.listablePrefix("");
         Future<JsonArray> leases = prefix.isEmpty() ? Future.succeededFuture(new JsonArray())
                 : Future.fromCompletionStage(issuer.list(prefix.get(), null, LEASES_SHOWN), ctx.vertx().getOrCreateContext())
@@ -116,7 +112,7 @@ final class StatusPage {
                 .put("scope", "full").put("key", p.name()).put("now", System.currentTimeMillis())
                 .put("health", health.result())
                 .put("leases", leases.result())
-                .put("stores", activity.counts(names, p::mayUseStore))
+                .put("stores", activity.counts(storeNames, p::mayUseStore))
                 .put("refusals", activity.refusals(p::mayUseStore))));
     }
 
@@ -125,16 +121,5 @@ final class StatusPage {
         page.leases().forEach(l -> out.add(new JsonObject().put("lock", l.lock()).put("token", l.token())
                 .put("expiresAt", l.expiresAt()).put("grantedBy", l.grantedBy())));
         return out;
-    }
-
-    private static Buffer load() {
-        try (InputStream in = StatusPage.class.getResourceAsStream("/ui/status.html")) {
-            if (in == null) {
-                throw new IllegalStateException("ui/status.html is missing from the gateway's resources");
-            }
-            return Buffer.buffer(in.readAllBytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -10,9 +10,9 @@ import org.apache.zookeeper.server.embedded.ZooKeeperServerEmbedded;
 /**
  * ZooKeeper's own embedded server, standalone, on 127.0.0.1 and a free port, keeping its data
  * under a directory so tokens (zxids) keep growing across gateway restarts. For the embedded
- * default only: one gateway, no ensemble.
+ * default, and the one server the demo starts for a gateway on a config: one gateway, no ensemble.
  */
-final class EmbeddedZooKeeper implements AutoCloseable {
+public final class EmbeddedZooKeeper implements AutoCloseable {
     private final ZooKeeperServerEmbedded server;
     private final String connectString;
 
@@ -21,7 +21,7 @@ final class EmbeddedZooKeeper implements AutoCloseable {
         this.connectString = connectString;
     }
 
-    static EmbeddedZooKeeper start(Path dataDir) throws Exception {
+    public static EmbeddedZooKeeper start(Path dataDir) throws Exception {
         Files.createDirectories(dataDir);
         int port;
         try (ServerSocket probe = new ServerSocket(0)) {
@@ -42,7 +42,8 @@ final class EmbeddedZooKeeper implements AutoCloseable {
         return new EmbeddedZooKeeper(server, "127.0.0.1:" + port);
     }
 
-    String connectString() {
+    /** {@code 127.0.0.1:port}. */
+    public String connectString() {
         return connectString;
     }
 

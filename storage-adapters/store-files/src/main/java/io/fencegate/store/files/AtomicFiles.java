@@ -22,15 +22,19 @@ import java.util.UUID;
  * over the target (atomic on POSIX), fsync the directory so the rename itself survives a crash.
  * A kill at any point leaves the old file or the new one, plus perhaps an orphan temporary,
  * which {@link #removeStaleTemporaries} clears later.
+ *
+ * <p>Public for one reason: a benchmark's "plain atomic write" baseline runs exactly the store's
+ * write path minus the guard and the item lock, not a copy that could drift from it.
  */
-final class AtomicFiles {
+public final class AtomicFiles {
     static final String TEMP_PREFIX = ".fg-tmp-";
     /** Temporaries younger than this may belong to a live writer in another process. */
     private static final Duration ORPHAN_AGE = Duration.ofMinutes(1);
 
     private AtomicFiles() {}
 
-    static void replace(Path root, Path target, byte[] content) throws IOException {
+    /** Replaces {@code target} (somewhere below {@code root}) with {@code content}, crash-atomically. */
+    public static void replace(Path root, Path target, byte[] content) throws IOException {
         Path dir = target.getParent();
         createDirectoriesBelow(root, dir);
         Path temp = dir.resolve(TEMP_PREFIX + UUID.randomUUID());
