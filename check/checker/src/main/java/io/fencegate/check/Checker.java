@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
 /**
@@ -112,9 +113,20 @@ public final class Checker {
                         "write with token " + op.token() + " acknowledged over token " + op.prior()));
             }
         }
-        List<Op> byComplete = new ArrayList<>(acked);
+        notAboveEarlierTokens(acked, (op, highest) -> out.add(new Violation(Violation.STALE_ACK, key, op.completeUs(),
+                "write with token " + op.token() + " (client " + op.client() + ") acknowledged after token "
+                        + highest.token() + " (client " + highest.client() + ") had been acknowledged before it was sent")));
+    }
+
+    /**
+     * Calls {@code found(op, highest)} for each op, in invoke order, whose token is not above the
+     * highest token among the ops that completed before it was invoked: the one sweep behind both
+     * "no stale acknowledgement" and "tokens grow in grant order".
+     */
+    private static void notAboveEarlierTokens(List<Op> ops, BiConsumer<Op, Op> found) {
+        List<Op> byComplete = new ArrayList<>(ops);
         byComplete.sort(Comparator.comparingLong(Op::completeUs));
-        List<Op> byInvoke = new ArrayList<>(acked);
+        List<Op> byInvoke = new ArrayList<>(ops);
         byInvoke.sort(Comparator.comparingLong(Op::invokeUs));
         int done = 0;
         Op highest = null;
@@ -126,9 +138,7 @@ public final class Checker {
                 }
             }
             if (highest != null && op.token() <= highest.token()) {
-                out.add(new Violation(Violation.STALE_ACK, key, op.completeUs(),
-                        "write with token " + op.token() + " (client " + op.client() + ") acknowledged after token "
-                                + highest.token() + " (client " + highest.client() + ") had been acknowledged before it was sent"));
+                found.accept(op, highest);
             }
         }
     }
@@ -178,22 +188,8 @@ public final class Checker {
                 longest = h;
             }
         }
-        List<Op> byComplete = new ArrayList<>(grants);
-        byComplete.sort(Comparator.comparingLong(Op::completeUs));
-        int done = 0;
-        Op highest = null;
-        for (Op g : grants) { // in invoke order
-            while (done < byComplete.size() && byComplete.get(done).completeUs() < g.invokeUs()) {
-                Op c = byComplete.get(done++);
-                if (highest == null || c.token() > highest.token()) {
-                    highest = c;
-                }
-            }
-            if (highest != null && g.token() <= highest.token()) {
-                out.add(new Violation(Violation.TOKEN_ORDER, lock, g.completeUs(),
-                        "token " + g.token() + " granted after token " + highest.token() + " had been granted"));
-            }
-        }
+        notAboveEarlierTokens(grants, (g, highest) -> out.add(new Violation(Violation.TOKEN_ORDER, lock, g.completeUs(),
+                "token " + g.token() + " granted after token " + highest.token() + " had been granted")));
         return excused;
     }
 

@@ -4,11 +4,9 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
+import io.fencegate.examples.jdbc.JdbcExample;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
-import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.Executed;
 import io.fencegate.store.GuardRule;
@@ -19,9 +17,7 @@ import java.time.Duration;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
-import org.jooq.SQLDialect;
 import org.jooq.Table;
-import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
@@ -56,26 +52,11 @@ public final class TransferExample {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 3) {
-            System.err.println("usage: TransferExample <jdbc-url> <user> <zookeeper-connect-string>");
-            System.exit(2);
-        }
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args[0]);
-        config.setUsername(args[1]);
-        config.setMaximumPoolSize(2);
-        try (HikariDataSource pool = new HikariDataSource(config)) {
+        JdbcExample.run("TransferExample", args, (pool, dsl, issuer) -> {
             FencegateSchema.migrate(pool); // fencegate_fence, next to the application's tables
-            DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
             createAccounts(dsl);
-            LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().connectString(args[2])
-                    .operationTimeout(Duration.ofSeconds(5)).build();
-            try {
-                System.exit(run(dsl, issuer) ? 0 : 1);
-            } finally {
-                issuer.close();
-            }
-        }
+            return run(dsl, issuer);
+        });
     }
 
     private static void createAccounts(DSLContext dsl) {

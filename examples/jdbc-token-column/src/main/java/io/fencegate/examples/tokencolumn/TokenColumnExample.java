@@ -1,23 +1,21 @@
 package io.fencegate.examples.tokencolumn;
 
+import static io.fencegate.examples.jdbc.StockTable.QTY;
+import static io.fencegate.examples.jdbc.StockTable.SKU;
+import static io.fencegate.examples.jdbc.StockTable.STOCK;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
-import static org.jooq.impl.DSL.table;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
+import io.fencegate.examples.jdbc.JdbcExample;
+import io.fencegate.examples.jdbc.StockTable;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
-import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.jdbc.TokenColumnGuard;
 import java.time.Duration;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
-import org.jooq.SQLDialect;
-import org.jooq.Table;
-import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
@@ -34,10 +32,7 @@ import org.jooq.impl.SQLDataType;
  * </pre>
  */
 public final class TokenColumnExample {
-    // The application's own table, as jOOQ sees it (generated classes work the same way).
-    static final Table<Record> STOCK = table(name("stock"));
-    static final Field<String> SKU = field(name("sku"), SQLDataType.VARCHAR(64));
-    static final Field<Integer> QTY = field(name("qty"), SQLDataType.INTEGER);
+    // What fencing adds to the application's own stock table (StockTable): two columns.
     static final Field<Long> FENCING_TOKEN = field(name("fencing_token"), SQLDataType.BIGINT);
     static final Field<Long> FENCE = field(name("fence"), SQLDataType.BIGINT);
 
@@ -45,33 +40,14 @@ public final class TokenColumnExample {
     private static final TokenColumnGuard GUARD = TokenColumnGuard.of(FENCING_TOKEN, FENCE, GuardRule.STRICT);
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 3) {
-            System.err.println("usage: TokenColumnExample <jdbc-url> <user> <zookeeper-connect-string>");
-            System.exit(2);
-        }
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args[0]);
-        config.setUsername(args[1]);
-        config.setMaximumPoolSize(2);
-        try (HikariDataSource pool = new HikariDataSource(config)) {
-            DSLContext dsl = DSL.using(pool, SQLDialect.POSTGRES);
+        JdbcExample.run("TokenColumnExample", args, (pool, dsl, issuer) -> {
             createTable(dsl);
-            LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().connectString(args[2])
-                    .operationTimeout(Duration.ofSeconds(5)).build();
-            try {
-                System.exit(run(dsl, issuer) ? 0 : 1);
-            } finally {
-                issuer.close();
-            }
-        }
+            return run(dsl, issuer);
+        });
     }
 
     static void createTable(DSLContext dsl) {
-        dsl.createTableIfNotExists(STOCK)
-                .column(SKU, SQLDataType.VARCHAR(64).notNull())
-                .column(QTY, SQLDataType.INTEGER.notNull())
-                .primaryKey(SKU)
-                .execute();
+        StockTable.create(dsl);
         // What fencing adds to the table: two columns, 0 for rows no lease has touched yet.
         dsl.alterTable(STOCK).addColumnIfNotExists(FENCING_TOKEN, SQLDataType.BIGINT.notNull().defaultValue(0L)).execute();
         dsl.alterTable(STOCK).addColumnIfNotExists(FENCE, SQLDataType.BIGINT.notNull().defaultValue(0L)).execute();

@@ -1,9 +1,9 @@
 package io.fencegate.examples.spring;
 
+import static io.fencegate.examples.jdbc.StockTable.QTY;
+import static io.fencegate.examples.jdbc.StockTable.SKU;
+import static io.fencegate.examples.jdbc.StockTable.STOCK;
 import static io.fencegate.examples.spring.ShopTables.ORDERS;
-import static io.fencegate.examples.spring.ShopTables.QTY;
-import static io.fencegate.examples.spring.ShopTables.SKU;
-import static io.fencegate.examples.spring.ShopTables.STOCK;
 import static io.fencegate.examples.spring.ShopTables.TOKEN;
 
 import io.fencegate.issuer.Lease;
