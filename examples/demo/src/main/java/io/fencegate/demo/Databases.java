@@ -120,17 +120,16 @@ final class Databases implements AutoCloseable {
     }
 
     int stockLeft(String sku) throws SQLException {
-        try (Connection c = pool.getConnection(); var select = c.prepareStatement("SELECT qty FROM demo_stock WHERE sku = ?")) {
-            select.setString(1, sku);
-            try (var rs = select.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+        return intOf("SELECT qty FROM demo_stock WHERE sku = ?", sku);
     }
 
     int orders(String sku) throws SQLException {
-        try (Connection c = pool.getConnection(); var select = c.prepareStatement("SELECT COUNT(*) FROM demo_orders WHERE sku = ?")) {
+        return intOf("SELECT COUNT(*) FROM demo_orders WHERE sku = ?", sku);
+    }
+
+    /** The one number {@code sql} answers for {@code sku}. */
+    private int intOf(String sql, String sku) throws SQLException {
+        try (Connection c = pool.getConnection(); var select = c.prepareStatement(sql)) {
             select.setString(1, sku);
             try (var rs = select.executeQuery()) {
                 rs.next();

@@ -14,7 +14,8 @@
  *       (Postgres) repeats the rule, and its answer is checked against the decision.</li>
  *   <li>{@link io.fencegate.store.GuardInputs} with {@link io.fencegate.store.StoreLimits}: the
  *       input checks every operation starts with; bad input fails the stage and changes nothing.</li>
- *   <li>For adapters: {@link io.fencegate.store.OptionChecks} (options' {@code validate()}, messages
+ *   <li>For adapters: {@link io.fencegate.store.StoreOptions} (the name, guard rule and limits every
+ *       store's options share), {@link io.fencegate.store.OptionChecks} (options' {@code validate()}, messages
  *       that name the option), {@link io.fencegate.store.StoreName} (one store-name rule),
  *       {@link io.fencegate.store.StoreThreads} (the daemon threads blocking stores run on).</li>
  * </ul>

@@ -1,9 +1,8 @@
 package io.fencegate.store.files;
 
-import io.fencegate.store.GuardRule;
 import io.fencegate.store.OptionChecks;
-import io.fencegate.store.StoreLimits;
 import io.fencegate.store.StoreName;
+import io.fencegate.store.StoreOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -11,32 +10,16 @@ import java.util.Objects;
 /**
  * Settings of a {@link FilesGuardedStore}: {@code new FilesStoreOptions().root(dir).name("reports")}.
  * Fluent setters, safe defaults (strict guard, default limits, 4 I/O threads); {@link #validate()}
- * checks everything at open, naming the option.
+ * checks everything at open, naming the option. The name is the directory's: it is claimed for
+ * it at open, and stores in several processes on one directory must share it.
  */
-public final class FilesStoreOptions {
+public final class FilesStoreOptions extends StoreOptions<FilesStoreOptions> {
     private Path root;
-    private String name = "default";
-    private GuardRule rule = GuardRule.STRICT;
-    private StoreLimits limits = StoreLimits.DEFAULT;
     private int threads = 4;
 
     /** The store's directory; it must exist (a missing one is a lost volume, never recreated). Required. */
     public Path root() { return root; }
     public FilesStoreOptions root(Path root) { this.root = Objects.requireNonNull(root, "root"); return this; }
-
-    /**
-     * The store's name (default {@code "default"}; see {@link StoreName}): the directory is
-     * claimed for it at open, and a store with another name on it is refused. Stores in several
-     * processes on one directory must share a name.
-     */
-    public String name() { return name; }
-    public FilesStoreOptions name(String name) { this.name = StoreName.check(name); return this; }
-
-    public GuardRule rule() { return rule; }
-    public FilesStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule, "rule"); return this; }
-
-    public StoreLimits limits() { return limits; }
-    public FilesStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits, "limits"); return this; }
 
     /** Threads running the store's file I/O (reads, fsyncs, renames), off the callers' threads. */
     public int threads() { return threads; }
@@ -52,7 +35,7 @@ public final class FilesStoreOptions {
         if (!Files.isDirectory(root)) {
             throw new IllegalArgumentException("root: files store root " + root + " is not an existing directory");
         }
-        StoreName.check(name);
+        StoreName.check(name());
         OptionChecks.inRange("threads", threads, 1, 1000);
         return this;
     }

@@ -1,9 +1,8 @@
 package io.fencegate.store.jdbc;
 
-import io.fencegate.store.GuardRule;
 import io.fencegate.store.OptionChecks;
-import io.fencegate.store.StoreLimits;
 import io.fencegate.store.StoreName;
+import io.fencegate.store.StoreOptions;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -11,15 +10,14 @@ import java.util.Objects;
  * Settings of a {@link JdbcGuardedStore}. Defaults are safe: strict guard, a connection attempt
  * gives up after 5 s, a statement after 10 s, so an unreachable database fails calls instead of
  * hanging them. Fluent setters; {@link #validate()} checks everything at open, naming the option.
+ * The name is the database's or schema's (items are keyed by the bare key, locks and API-key
+ * scopes by store); the limits are lowered further to what the database can take.
  */
-public final class JdbcStoreOptions {
+public final class JdbcStoreOptions extends StoreOptions<JdbcStoreOptions> {
 
     private String jdbcUrl;
     private String username;
     private String password;
-    private String name = "default";
-    private GuardRule rule = GuardRule.STRICT;
-    private StoreLimits limits = StoreLimits.DEFAULT;
     private int poolSize = 8;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration queryTimeout = Duration.ofSeconds(10);
@@ -34,23 +32,6 @@ public final class JdbcStoreOptions {
     public JdbcStoreOptions username(String username) { this.username = username; return this; }
     public String password() { return password; }
     public JdbcStoreOptions password(String password) { this.password = password; return this; }
-
-    /**
-     * The store's name (default {@code "default"}; 1-64 of A-Z a-z 0-9 _ . -): the database /
-     * schema is claimed for it at open, and a store with another name on the same schema is
-     * refused (items are keyed by the bare key, locks and API-key scopes by store). Several
-     * stores, processes or gateways on one schema must use the same name. Also in thread names.
-     */
-    public String name() { return name; }
-    public JdbcStoreOptions name(String name) { this.name = StoreName.check(name); return this; }
-
-    /** The guard rule (default {@link GuardRule#STRICT}). */
-    public GuardRule rule() { return rule; }
-    public JdbcStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule, "rule"); return this; }
-
-    /** Key and value limits; lowered further to what the database can take. */
-    public StoreLimits limits() { return limits; }
-    public JdbcStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits, "limits"); return this; }
 
     /** Connections of the store's own pool, and threads running its JDBC calls: 1..1000 (default 8). */
     public int poolSize() { return poolSize; }
@@ -78,7 +59,7 @@ public final class JdbcStoreOptions {
         if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:")) {
             throw new IllegalArgumentException("jdbcUrl: must be a JDBC URL, was " + jdbcUrl);
         }
-        StoreName.check(name);
+        StoreName.check(name());
         OptionChecks.inRange("poolSize", poolSize, 1, 1000);
         OptionChecks.atLeast("connectTimeout", connectTimeout, Duration.ofMillis(250));
         OptionChecks.atLeast("queryTimeout", queryTimeout, Duration.ofSeconds(1));
