@@ -1,5 +1,6 @@
 package io.fencegate.check.nemesis;
 
+import io.fencegate.store.testkit.ScratchDatabase;
 import io.fencegate.store.testkit.TcpProxy;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -7,14 +8,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.UUID;
 
 /**
  * A fencegate deployment the harness owns: an issuer backend (a 3-process ZooKeeper ensemble, or
@@ -38,7 +35,7 @@ final class Deployment implements AutoCloseable {
 
     final Backend backend;
     final Path dir;
-    final String database = "fg_check_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    ScratchDatabase database;
     ZooKeeperEnsemble zookeeper;
     RedisServer redis;
     TcpProxy proxy;
@@ -64,8 +61,8 @@ final class Deployment implements AutoCloseable {
     private void open() throws Exception {
         Files.createDirectories(dir);
         boolean pg = backend == Backend.ZK_POSTGRES;
-        admin(pg ? "CREATE SCHEMA " + database : "CREATE DATABASE " + database);
-        proxy = TcpProxy.start("127.0.0.1", pg ? 5432 : 3306);
+        database = ScratchDatabase.create(pg ? ScratchDatabase.Kind.POSTGRES : ScratchDatabase.Kind.MARIADB, "fg_check_");
+        proxy = TcpProxy.start("127.0.0.1", database.port());
         String issuer;
         if (pg) {
             zookeeper = ZooKeeperEnsemble.start(dir.resolve("zookeeper"));
@@ -79,9 +76,9 @@ final class Deployment implements AutoCloseable {
                     + jdbcUrl() + "\", highWaterMarkUser: root }";
         }
         String store = pg
-                ? "main: { type: postgres, host: 127.0.0.1, port: " + proxy.port() + ", database: test, schema: " + database
+                ? "main: { type: postgres, host: 127.0.0.1, port: " + proxy.port() + ", database: test, schema: " + database.name()
                         + ", user: postgres, poolSize: 4, queryTimeout: 2s }"
-                : "main: { type: jdbc, url: \"jdbc:mariadb://127.0.0.1:" + proxy.port() + "/" + database
+                : "main: { type: jdbc, url: \"jdbc:mariadb://127.0.0.1:" + proxy.port() + "/" + database.name()
                         + "\", user: root, poolSize: 4, queryTimeout: 2s }";
         for (int i = 0; i < GATEWAYS; i++) {
             int port = ChildProcess.freePort();
@@ -99,13 +96,11 @@ final class Deployment implements AutoCloseable {
 
     /** The store's database, directly (not through the proxy): for the bypass control and the Redis mark. */
     String jdbcUrl() {
-        return backend == Backend.ZK_POSTGRES
-                ? "jdbc:postgresql://127.0.0.1:5432/test?currentSchema=" + database
-                : "jdbc:mariadb://127.0.0.1:3306/" + database;
+        return database.url();
     }
 
     String dbUser() {
-        return backend == Backend.ZK_POSTGRES ? "postgres" : "root";
+        return database.user();
     }
 
     /** Waits until gateway {@code i} answers /health (200 or 503: it is up, its backends may not be). */
@@ -127,13 +122,6 @@ final class Deployment implements AutoCloseable {
         throw new IllegalStateException("gateway" + i + " not up after " + seconds + " s; see " + gateways.get(i).log());
     }
 
-    private void admin(String sql) throws Exception {
-        String url = backend == Backend.ZK_POSTGRES ? "jdbc:postgresql://127.0.0.1:5432/test" : "jdbc:mariadb://127.0.0.1:3306/";
-        try (Connection c = DriverManager.getConnection(url, dbUser(), ""); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
     @Override
     public void close() throws Exception {
         for (ChildProcess g : gateways) {
@@ -148,6 +136,8 @@ final class Deployment implements AutoCloseable {
         if (proxy != null) {
             proxy.close();
         }
-        admin(backend == Backend.ZK_POSTGRES ? "DROP SCHEMA IF EXISTS " + database + " CASCADE" : "DROP DATABASE IF EXISTS " + database);
+        if (database != null) {
+            database.close();
+        }
     }
 }

@@ -3,49 +3,50 @@ package io.fencegate.gateway.it;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
+import io.fencegate.store.testkit.ScratchDatabase;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.UUID;
 
 /**
  * A database of its own on the real servers (127.0.0.1): a random MariaDB database or a random
- * Postgres schema in {@code test}; created here, dropped by {@link #close()}.
+ * Postgres schema in {@code test} (a {@link ScratchDatabase}); created here, dropped by
+ * {@link #close()}. Adds what the gateway's tests do with it: a JDBC store on it, directly or
+ * through a proxy, and plain statements.
  */
 final class TestDatabases implements AutoCloseable {
     enum Kind { POSTGRES, MARIADB }
 
     final Kind kind;
-    final String name = "fg_gw_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    final String name;
+    private final ScratchDatabase scratch;
 
-    private TestDatabases(Kind kind) {
+    private TestDatabases(Kind kind, ScratchDatabase scratch) {
         this.kind = kind;
+        this.scratch = scratch;
+        this.name = scratch.name();
     }
 
     static TestDatabases create(Kind kind) throws SQLException {
-        TestDatabases db = new TestDatabases(kind);
-        db.admin(kind == Kind.POSTGRES ? "CREATE SCHEMA " + db.name : "CREATE DATABASE " + db.name);
-        return db;
+        return new TestDatabases(kind, ScratchDatabase.create(ScratchDatabase.Kind.valueOf(kind.name()), "fg_gw_"));
     }
 
     InetSocketAddress backend() {
-        return new InetSocketAddress("127.0.0.1", kind == Kind.POSTGRES ? 5432 : 3306);
+        return new InetSocketAddress("127.0.0.1", scratch.port());
     }
 
     String urlVia(int port) {
-        return kind == Kind.POSTGRES
-                ? "jdbc:postgresql://127.0.0.1:" + port + "/test?currentSchema=" + name
-                : "jdbc:mariadb://127.0.0.1:" + port + "/" + name;
+        return scratch.urlVia(port);
     }
 
     String url() {
-        return urlVia(backend().getPort());
+        return scratch.url();
     }
 
     String user() {
-        return kind == Kind.POSTGRES ? "postgres" : "root";
+        return scratch.user();
     }
 
     JdbcGuardedStore store(GuardRule rule) {
@@ -72,15 +73,8 @@ final class TestDatabases implements AutoCloseable {
         }
     }
 
-    private void admin(String sql) throws SQLException {
-        String url = kind == Kind.POSTGRES ? "jdbc:postgresql://127.0.0.1:5432/test" : "jdbc:mariadb://127.0.0.1:3306/";
-        try (Connection c = DriverManager.getConnection(url, user(), ""); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
     @Override
     public void close() throws SQLException {
-        admin(kind == Kind.POSTGRES ? "DROP SCHEMA IF EXISTS " + name + " CASCADE" : "DROP DATABASE IF EXISTS " + name);
+        scratch.close();
     }
 }

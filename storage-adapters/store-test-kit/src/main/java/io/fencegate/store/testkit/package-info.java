@@ -34,7 +34,10 @@
  *
  * <p>Tests use keys under a random prefix per test, so stores of one class may share data.
  * {@link io.fencegate.store.testkit.TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
- * a loopback TCP link for outage tests of an adapter's own. The counter test takes its tokens
+ * a loopback TCP link for outage tests of an adapter's own;
+ * {@link io.fencegate.store.testkit.ScratchDatabase} is a random Postgres schema or MariaDB
+ * database on the real servers, dropped at close (the gateway's tests and the nemesis harness use
+ * it). The counter test takes its tokens
  * from the real issuer the subclass gives it (fencegate's adapters: a {@code ZooKeeperLeaseIssuer}
  * on an in-process ZooKeeper, from {@code fencegate-issuer-zookeeper} and {@code curator-test}
  * at test scope).
