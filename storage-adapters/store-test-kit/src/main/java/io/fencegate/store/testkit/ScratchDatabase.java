@@ -11,32 +11,17 @@ import java.util.UUID;
  * or a random MariaDB database, created by {@link #create} and dropped with all it holds by
  * {@link #close()}, so suites sharing the servers never see each other's rows. The JDBC drivers
  * come from the caller's classpath.
+ *
+ * @param name the schema's (Postgres) or the database's (MariaDB) name
  */
-public final class ScratchDatabase implements AutoCloseable {
+public record ScratchDatabase(Kind kind, String name) implements AutoCloseable {
     public enum Kind { POSTGRES, MARIADB }
-
-    private final Kind kind;
-    private final String name;
-
-    private ScratchDatabase(Kind kind, String name) {
-        this.kind = kind;
-        this.name = name;
-    }
 
     /** {@code prefix} says whose it is (e.g. {@code fg_gw_}); a random suffix makes it unique. */
     public static ScratchDatabase create(Kind kind, String prefix) throws SQLException {
         ScratchDatabase db = new ScratchDatabase(kind, prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 10));
         db.admin(kind == Kind.POSTGRES ? "CREATE SCHEMA " + db.name : "CREATE DATABASE " + db.name);
         return db;
-    }
-
-    public Kind kind() {
-        return kind;
-    }
-
-    /** The schema's (Postgres) or database's (MariaDB) name. */
-    public String name() {
-        return name;
     }
 
     /** The server's port on 127.0.0.1. */
