@@ -1,6 +1,6 @@
 package io.fencegate.check;
 
-import java.util.Locale;
+import java.util.Map;
 
 /**
  * A deliberately broken client, to show the checker can fail. A control run that finds no anomaly
@@ -15,15 +15,10 @@ public enum Control {
     BYPASS_GUARD;
 
     public static Control parse(String s) {
-        return switch (s.toLowerCase(Locale.ROOT)) {
-            case "none" -> NONE;
-            case "plain-reads" -> PLAIN_READS;
-            case "bypass-guard" -> BYPASS_GUARD;
-            default -> throw new IllegalArgumentException("--control: expected none, plain-reads or bypass-guard, got '" + s + "'");
-        };
+        return OptionEnums.parse(Control.class, "--control", s, Map.of());
     }
 
     public String label() {
-        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return OptionEnums.label(this);
     }
 }

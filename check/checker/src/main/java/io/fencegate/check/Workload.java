@@ -1,6 +1,6 @@
 package io.fencegate.check;
 
-import java.util.Locale;
+import java.util.Map;
 
 /** What the clients do; each has its own checker. */
 public enum Workload {
@@ -12,15 +12,10 @@ public enum Workload {
     MUTEX;
 
     public static Workload parse(String s) {
-        return switch (s.toLowerCase(Locale.ROOT)) {
-            case "counter" -> COUNTER;
-            case "lock-set", "lockset", "set" -> LOCK_SET;
-            case "mutex", "fenced-mutex" -> MUTEX;
-            default -> throw new IllegalArgumentException("--workload: expected counter, lock-set or mutex, got '" + s + "'");
-        };
+        return OptionEnums.parse(Workload.class, "--workload", s, Map.of("lockset", LOCK_SET, "set", LOCK_SET, "fenced-mutex", MUTEX));
     }
 
     public String label() {
-        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return OptionEnums.label(this);
     }
 }
