@@ -55,6 +55,14 @@ class CheckerTest {
     }
 
     @Test
+    void writeAcknowledgedWithATokenAlreadyAcknowledgedBeforeItWasSentIsStale() {
+        op(1, Op.WRITE, "k", 7, "1", 0, 10, 20, Outcome.OK);
+        op(2, Op.WRITE, "k", 7, "2", 0, 30, 40, Outcome.OK); // the same token, sent after the first was acknowledged
+        op(-1, Op.FINAL, "k", 0, "2", 0, 100, 110, Outcome.OK);
+        assertThat(check(Workload.COUNTER)).extracting(Violation::kind).contains(Violation.STALE_ACK);
+    }
+
+    @Test
     void concurrentWritesAreNotStaleAcknowledgements() {
         op(1, Op.WRITE, "k", 7, "1", 5, 10, 40, Outcome.OK);
         op(2, Op.WRITE, "k", 5, "2", 0, 20, 30, Outcome.OK); // overlaps: the store may have ordered it first
@@ -103,6 +111,14 @@ class CheckerTest {
         Verdict v = Checker.check(Workload.MUTEX, ops, List.of(new Fault("redis-flushall", 50_000, 60_000, "")));
         assertThat(v.violations()).isEmpty();
         assertThat(v.excusedOverlaps()).isEqualTo(1);
+    }
+
+    @Test
+    void grantRepeatingAnEarlierGrantsTokenBreaksTokenOrder() {
+        op(1, Op.ACQUIRE, "m", 9, "100", 0, 0, 10_000, Outcome.OK);
+        op(1, Op.RELEASE, "m", 9, null, 0, 20_000, 30_000, Outcome.OK);
+        op(2, Op.ACQUIRE, "m", 9, "100", 0, 40_000, 50_000, Outcome.OK);
+        assertThat(check(Workload.MUTEX)).extracting(Violation::kind).containsExactly(Violation.TOKEN_ORDER);
     }
 
     @Test
