@@ -113,19 +113,22 @@ class CheckerTest {
         assertThat(v.excusedOverlaps()).isEqualTo(1);
     }
 
+    /** Client 1 holds {@code first} and releases it; then client 2 is granted {@code second}. */
+    private void grantReleasedThenGranted(long first, long second) {
+        op(1, Op.ACQUIRE, "m", first, "100", 0, 0, 10_000, Outcome.OK);
+        op(1, Op.RELEASE, "m", first, null, 0, 20_000, 30_000, Outcome.OK);
+        op(2, Op.ACQUIRE, "m", second, "100", 0, 40_000, 50_000, Outcome.OK);
+    }
+
     @Test
     void grantRepeatingAnEarlierGrantsTokenBreaksTokenOrder() {
-        op(1, Op.ACQUIRE, "m", 9, "100", 0, 0, 10_000, Outcome.OK);
-        op(1, Op.RELEASE, "m", 9, null, 0, 20_000, 30_000, Outcome.OK);
-        op(2, Op.ACQUIRE, "m", 9, "100", 0, 40_000, 50_000, Outcome.OK);
+        grantReleasedThenGranted(9, 9);
         assertThat(check(Workload.MUTEX)).extracting(Violation::kind).containsExactly(Violation.TOKEN_ORDER);
     }
 
     @Test
     void grantWithATokenBelowAnEarlierGrantBreaksTokenOrder() {
-        op(1, Op.ACQUIRE, "m", 9, "100", 0, 0, 10_000, Outcome.OK);
-        op(1, Op.RELEASE, "m", 9, null, 0, 20_000, 30_000, Outcome.OK);
-        op(2, Op.ACQUIRE, "m", 8, "100", 0, 40_000, 50_000, Outcome.OK);
+        grantReleasedThenGranted(9, 8);
         assertThat(check(Workload.MUTEX)).extracting(Violation::kind).containsExactly(Violation.TOKEN_ORDER);
     }
 
