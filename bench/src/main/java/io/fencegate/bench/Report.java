@@ -30,11 +30,11 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
                 .append("contenders interleaved within each repetition). Figures are medians with [min–max] over the ")
                 .append("repetitions; a ratio is fencegate's throughput over the other's, taken within each repetition. ")
                 .append("Latencies are HdrHistogram percentiles of single operations. **Ratios hold on a noisy ")
-                .append("machine; absolute figures do not.** This is the baseline before any optimisation (issue 18).\n\n");
-        md.append("**The machine was loaded**: other engineers' builds and tests ran on it during this run (load ")
-                .append("average ").append(machine.get("load average at start (1/5/15 min)")).append(" at the start, ")
-                .append(loadAtEnd).append(" at the end, on ").append(machine.get("CPUs (nproc)")).append(" CPUs).\n\n");
-        targets(md);
+                .append("machine; absolute figures do not.**\n\n");
+        md.append("Load average ").append(machine.get("load average at start (1/5/15 min)")).append(" at the start, ")
+                .append(loadAtEnd).append(" at the end, on ").append(machine.get("CPUs (nproc)"))
+                .append(" CPUs: a load above the CPU count means other work shared the machine.\n\n");
+        targets(md, Baseline.read(dir.resolve(Baseline.PATH)));
         Map<String, List<Scenario>> sections = new LinkedHashMap<>();
         scenarios.forEach(s -> sections.computeIfAbsent(s.section(), k -> new ArrayList<>()).add(s));
         for (Map.Entry<String, List<Scenario>> section : sections.entrySet()) {
@@ -55,27 +55,31 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
         Files.writeString(markdown, md);
     }
 
-    private void targets(StringBuilder md) {
-        md.append("## The targets of issue 18, measured now (before)\n\n")
-                .append("| target | measured (median [min–max]) | met? |\n| --- | --- | --- |\n");
+    private void targets(StringBuilder md, Baseline before) {
+        md.append("## The targets of issue 18\n\n");
+        if (!before.isEmpty()) {
+            md.append("*before*: the same row of [the baseline](").append(Baseline.PATH)
+                    .append("), measured before the optimisation work.\n\n");
+        }
+        StringBuilder rows = new StringBuilder();
         for (int c : new int[] {1, 16}) {
-            target(md, "ZooKeeper issuer (zxid) ≥ 0.9× raw create+delete, uncontended c=" + c, 0.9,
+            target(rows, "ZooKeeper issuer (zxid) ≥ 0.9× raw create+delete, uncontended c=" + c, 0.9,
                     find(ZooKeeperLeases.SECTION, "uncontended", c), "fencegate ZooKeeper (zxid)", "raw Curator");
-            target(md, "ZooKeeper issuer (zxid) ≥ 1.0× Curator InterProcessMutex, uncontended c=" + c, 1.0,
+            target(rows, "ZooKeeper issuer (zxid) ≥ 1.0× Curator InterProcessMutex, uncontended c=" + c, 1.0,
                     find(ZooKeeperLeases.SECTION, "uncontended", c), "fencegate ZooKeeper (zxid)", "Curator InterProcessMutex");
         }
         for (int c : new int[] {1, 16}) {
-            target(md, "Redis issuer ≥ 0.8× the raw Lua floor, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 0.8,
+            target(rows, "Redis issuer ≥ 0.8× the raw Lua floor, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 0.8,
                     find(RedisLeases.SECTION, "uncontended", c), "fencegate Redis", "raw Lua");
-            target(md, "Redis issuer ≥ 1.5× Redisson RFencedLock, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 1.5,
+            target(rows, "Redis issuer ≥ 1.5× Redisson RFencedLock, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 1.5,
                     find(RedisLeases.SECTION, "uncontended", c), "fencegate Redis", "Redisson RFencedLock");
         }
         for (int c : new int[] {1, 16, 64}) {
-            target(md, "Gateway ≥ 1.0× pgbench on the same guarded statement, " + c + " in flight" + (c == 64 ? " (the target)" : ""),
+            target(rows, "Gateway ≥ 1.0× pgbench on the same guarded statement, " + c + " in flight" + (c == 64 ? " (the target)" : ""),
                     1.0, find(GatewayWrites.POSTGRES, "in flight", c), "fencegate gateway", "pgbench, the same");
         }
         for (int c : new int[] {1, 16, 64}) {
-            target(md, "The guarded statement ≥ 0.85× a plain upsert (pgbench both), c=" + c, 0.85,
+            target(rows, "The guarded statement ≥ 0.85× a plain upsert (pgbench both), c=" + c, 0.85,
                     find(GatewayWrites.POSTGRES, "in flight", c), "pgbench, the same", "pgbench, a plain");
         }
         Scenario one = find(GatewayWrites.POSTGRES, "in flight", 1);
@@ -87,15 +91,18 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
                 overhead.add(one.samples().get(gw).get(r).p99Millis() - one.samples().get(pg).get(r).p99Millis());
             }
             Stats s = Stats.of(overhead);
-            md.append("| Gateway p99 overhead at c=1 < 1 ms (gateway p99 − pgbench p99, same statement) | ")
+            rows.append("| Gateway p99 overhead at c=1 < 1 ms (gateway p99 − pgbench p99, same statement) | ")
                     .append(s.format("%.2f")).append(" ms | ").append(s.median() < 1.0 ? "yes" : "**no**").append(" |\n");
         }
-        target(md, "FencegateClient ≥ 0.8× a pooled async client (Vert.x WebClient), 16 in flight", 0.8,
+        target(rows, "FencegateClient ≥ 0.8× a pooled async client (Vert.x WebClient), 16 in flight", 0.8,
                 find(GatewayWrites.CLIENT, "in flight", 16), "FencegateClient", "Vert.x WebClient");
         for (int c : new int[] {1, 16, 64}) {
-            target(md, "(no target) gateway on MariaDB ÷ the JDBC store as a library, " + c + " in flight", Double.NaN,
+            target(rows, "(no target) gateway on MariaDB ÷ the JDBC store as a library, " + c + " in flight", Double.NaN,
                     find(GatewayWrites.MARIADB, "in flight", c), "fencegate gateway", "JdbcGuardedStore");
         }
+        md.append(before.isEmpty() ? "| target | measured (median [min–max]) | met? |\n| --- | --- | --- |\n"
+                : "| target | before | now (median [min–max]) | met now? |\n| --- | --- | --- | --- |\n");
+        rows.toString().lines().forEach(row -> md.append(before.withBefore(row)).append('\n'));
         md.append('\n');
     }
 
