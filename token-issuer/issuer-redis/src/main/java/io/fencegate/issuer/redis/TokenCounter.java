@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * mark knows how far tokens went before it. File I/O (and the
  * one Redis call made under the frozen mark) runs on its own thread, never on Redis's event loop.
  * Concurrent requests share one in-flight repair, so a burst costs one block, not one per caller.
+ *
+ * <p>The next block is reserved in the background once half of the current one is handed out
+ * ({@link #prefetchIfLow}), so acquires do not wait for the mark's fsync; it follows the same
+ * order (mark first, then Redis's ceiling), so the invariant holds whenever Redis restarts.
  */
 final class TokenCounter {
 
@@ -34,6 +39,8 @@ final class TokenCounter {
     private final Duration commandTimeout;
     private final ExecutorService markThread;
     private CompletableFuture<Void> inFlight;
+    /** Highest mark this issuer reserved: a reply with a lower ceiling predates that reservation. */
+    private final AtomicLong reserved = new AtomicLong();
 
     TokenCounter(RedisAsyncCommands<String, String> redis, RedisKeys keys, TokenHighWaterMark mark, long block,
                  Duration commandTimeout, ExecutorService markThread) {
@@ -57,9 +64,27 @@ final class TokenCounter {
     /** The ceiling is used up: durably reserve the next block, then let Redis use it. */
     CompletionStage<Void> reserveBlock(long counter) {
         return shared(() -> CompletableFuture.supplyAsync(() -> mark.raise(counter, block), markThread)
-                .thenCompose(raised -> LeaseScripts.raiseCeiling.<Long>run(redis,
-                        new String[] {keys.counter(), keys.ceiling()}, Long.toString(raised)))
+                .thenCompose(raised -> {
+                    reserved.accumulateAndGet(raised, Math::max);
+                    return LeaseScripts.raiseCeiling.<Long>run(redis,
+                            new String[] {keys.counter(), keys.ceiling()}, Long.toString(raised));
+                })
                 .thenApply(ignored -> null));
+    }
+
+    /**
+     * After a grant of {@code token} under {@code ceiling}: once half of the block is used, starts
+     * reserving the next one, unless a reservation is already running or done. A failure only
+     * costs the wait it tried to save: the acquire that finds the ceiling used up reserves again.
+     */
+    void prefetchIfLow(long token, long ceiling) {
+        if (ceiling - token > block / 2 || ceiling < reserved.get()) {
+            return;
+        }
+        reserveBlock(ceiling).exceptionally(error -> {
+            log.debug("reserving the next token block in advance failed (an acquire will retry): {}", error.toString());
+            return null;
+        });
     }
 
     private synchronized CompletableFuture<Void> shared(java.util.function.Supplier<CompletableFuture<Void>> repair) {

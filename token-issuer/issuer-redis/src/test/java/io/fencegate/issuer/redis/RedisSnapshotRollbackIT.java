@@ -101,6 +101,50 @@ class RedisSnapshotRollbackIT {
     }
 
     /**
+     * An issuer whose acquires skip the run check (an armed copy of the script, see
+     * RunCheckShortcut) must check again on a server restored from an older snapshot. Another
+     * issuer handed out the newest tokens, so the first one's highest-token check cannot catch it.
+     */
+    @Test
+    void anIssuerSkippingTheRunCheckChecksAgainAfterRestoreFromOlderRdbSnapshot() throws Exception {
+        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
+        tokensNeverRepeatAfterRollbackUnderAnArmedIssuer(() -> assertThat(server.command("SAVE")).isEqualTo("+OK"), () -> { });
+    }
+
+    @Test
+    void anIssuerSkippingTheRunCheckChecksAgainAfterRestoreFromOlderAppendOnlyFile() throws Exception {
+        server = RedisServerProcess.start(dir.resolve("redis"), "--appendonly", "yes", "--appendfsync", "everysec");
+        Path aof = dir.resolve("redis/appendonlydir");
+        Path older = dir.resolve("aof-at-snapshot");
+        tokensNeverRepeatAfterRollbackUnderAnArmedIssuer(() -> copyTree(aof, older), () -> {
+            deleteTree(aof);
+            copyTree(older, aof);
+        });
+    }
+
+    private void tokensNeverRepeatAfterRollbackUnderAnArmedIssuer(Step snapshot, Step restoreOlderFiles) throws Exception {
+        RedisLeaseIssuer armed = newIssuer();
+        RedisLeaseIssuer other = newIssuer();
+        List<Long> before = new ArrayList<>();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            before.add(TokenCounterLossContract.grant(armed, LOCK));
+            return armed.skipsRunCheck();
+        });
+        snapshot.run();
+        for (int i = 0; i < 5; i++) {
+            before.add(TokenCounterLossContract.grant(other, LOCK));
+        }
+        server.kill();
+        restoreOlderFiles.run();
+        server.startAgain();
+
+        long highestBefore = before.stream().mapToLong(Long::longValue).max().orElseThrow();
+        assertThat(TokenCounterLossContract.grant(armed, LOCK)).as("before the rollback: %s", before)
+                .isGreaterThan(highestBefore);
+        assertThat(TokenCounterLossContract.grant(other, LOCK)).isGreaterThan(highestBefore);
+    }
+
+    /**
      * Defence in depth: a rollback that keeps the run_id ({@code DEBUG RELOAD NOSAVE} loads the older
      * RDB into the running server) is still caught by an issuer that handed out a higher token.
      */
