@@ -24,12 +24,15 @@
  *       (renew fails, the expiry watch reports EXPIRED), even one whose lock key came back from a
  *       snapshot: its holder may have released it, and another lease held the lock, after the
  *       snapshot. Such a key blocks its lock until its ttl passes.</li>
- *   <li><b>Cost of the restart check:</b> one {@code INFO server} per granted lease and per renew
- *       (a held lock costs none), 4 to 8 µs of Redis CPU each. Measured with
- *       {@code RedisAcquireReleaseRate} on the shared 2-core machine, before / after: 1 thread
- *       6134 / 5077 acquire+release pairs/s, acquire p50 63 / 79 µs, p99 304 / 314 µs; 16 threads
- *       20271 / 19584 pairs/s, p50 312 / 315 µs, p99 2671 / 2394 µs (other runs varied by more).
- *       No cheaper identity of a server run is readable from a script.</li>
+ *   <li><b>Cost of the restart check:</b> one {@code INFO server} per renew and per expiry check,
+ *       about 4 µs of Redis CPU each (Redis's own {@code cmdstat_info}: 3.8 µs a call). Acquires
+ *       pay it only until the issuer has armed its own copy of the acquire script, once per Redis
+ *       run: no cheaper identity of a server run is readable from a script, but Redis 7 never
+ *       persists its script cache, so a script the server knows was loaded in its live run.
+ *       {@link io.fencegate.issuer.redis.RunCheckShortcut} loads a copy unique to a random nonce,
+ *       proves with a probe run of that copy that the counter was checked under the live run, and
+ *       from then on acquires run it with the check skipped; a restart forgets the copy (NOSCRIPT)
+ *       and acquires check again. Off on Redis before 7, whose RDB and AOF files carry scripts.</li>
  *   <li><b>wasGranted forgets</b> grants older than the latest 1000 per lock (trimmed in batches, so up
  *       to an eighth more are kept between trims), grants of locks unused
  *       for 7 days, and everything Redis lost (answers false, which only refuses a write).
