@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The next block is reserved in the background once half of the current one is handed out
  * ({@link #prefetchIfLow}), so acquires do not wait for the mark's fsync; it follows the same
- * order (mark first, then Redis's ceiling), so the invariant holds whenever Redis restarts.
+ * order (mark first, then Redis's ceiling), so the invariant holds whenever Redis restarts. When
+ * acquires still catch up with a reservation (a slow disk, a high rate), blocks double, up to
+ * {@value #MAX_BLOCK_GROWTH} times the configured size: fewer fsyncs, larger gaps after a loss.
  */
 final class TokenCounter {
 
@@ -35,7 +37,12 @@ final class TokenCounter {
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final TokenHighWaterMark mark;
-    private final long block;
+    static final int MAX_BLOCK_GROWTH = 16;
+
+    private final long maxBlock;
+    private volatile long block;
+    /** The highest used-up ceiling an acquire waited at: grows the block once per such wait. */
+    private final AtomicLong waitedAt = new AtomicLong();
     private final Duration commandTimeout;
     private final ExecutorService markThread;
     private CompletableFuture<Void> inFlight;
@@ -48,6 +55,7 @@ final class TokenCounter {
         this.keys = keys;
         this.mark = mark;
         this.block = block;
+        this.maxBlock = Math.multiplyExact(block, MAX_BLOCK_GROWTH);
         this.commandTimeout = commandTimeout;
         this.markThread = markThread;
     }
@@ -61,9 +69,18 @@ final class TokenCounter {
         return shared(() -> CompletableFuture.runAsync(() -> reinitWhileFrozen(highestSeen), markThread));
     }
 
-    /** The ceiling is used up: durably reserve the next block, then let Redis use it. */
+    /** An acquire found the ceiling used up: durably reserve the next block, then let Redis use it. */
     CompletionStage<Void> reserveBlock(long counter) {
-        return shared(() -> CompletableFuture.supplyAsync(() -> mark.raise(counter, block), markThread)
+        // Not the first reservation: the one made ahead came too late, so reserve more at a time.
+        if (reserved.get() > 0 && waitedAt.getAndAccumulate(counter, Math::max) < counter) {
+            block = Math.min(block * 2, maxBlock);
+        }
+        return reserve(counter);
+    }
+
+    private CompletionStage<Void> reserve(long floor) {
+        long size = block;
+        return shared(() -> CompletableFuture.supplyAsync(() -> mark.raise(floor, size), markThread)
                 .thenCompose(raised -> {
                     reserved.accumulateAndGet(raised, Math::max);
                     return LeaseScripts.raiseCeiling.<Long>run(redis,
@@ -81,7 +98,7 @@ final class TokenCounter {
         if (ceiling - token > block / 2 || ceiling < reserved.get()) {
             return;
         }
-        reserveBlock(ceiling).exceptionally(error -> {
+        reserve(ceiling).exceptionally(error -> {
             log.debug("reserving the next token block in advance failed (an acquire will retry): {}", error.toString());
             return null;
         });

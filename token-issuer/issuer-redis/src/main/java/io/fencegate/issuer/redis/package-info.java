@@ -9,7 +9,8 @@
  *       persistence: Redis may only hand out tokens below a ceiling that the durable
  *       {@link io.fencegate.issuer.redis.TokenHighWaterMark} already covers (reserved in blocks,
  *       default 1000, the next one in the background once half of the current one is used, so
- *       acquires do not wait for its fsync), and a lost counter restarts at that mark. So does a counter that survived a
+ *       acquires do not wait for its fsync; blocks double, up to 16 times, while acquires still
+ *       catch up with the reservations), and a lost counter restarts at that mark. So does a counter that survived a
  *       Redis restart: a crash restores an older RDB snapshot, or an AOF ({@code everysec}) without
  *       its last second, and brings back an older counter. The acquire script compares the live
  *       {@code run_id} ({@code INFO server}, inside the script) with the one the counter was last

@@ -50,18 +50,28 @@ class RedisSnapshotRollbackIT {
 
     @Test
     void tokensNeverRepeatAfterRestoreFromOlderRdbSnapshot() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
-        tokensNeverRepeatAfterRollback(() -> assertThat(server.command("SAVE")).isEqualTo("+OK"), () -> { });
+        fromOlderRdbSnapshot(this::tokensNeverRepeatAfterRollback);
     }
 
     @Test
     void tokensNeverRepeatAfterRestoreFromOlderAppendOnlyFile() throws Exception {
+        fromOlderAppendOnlyFile(this::tokensNeverRepeatAfterRollback);
+    }
+
+    /** Runs {@code scenario} on a server whose snapshot is an RDB file written by SAVE. */
+    private void fromOlderRdbSnapshot(Rollback scenario) throws Exception {
+        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
+        scenario.run(() -> assertThat(server.command("SAVE")).isEqualTo("+OK"), () -> { });
+    }
+
+    /** Runs {@code scenario} on a server in AOF mode, its snapshot a copy of the AOF. */
+    private void fromOlderAppendOnlyFile(Rollback scenario) throws Exception {
         server = RedisServerProcess.start(dir.resolve("redis"), "--appendonly", "yes", "--appendfsync", "everysec");
         Path aof = dir.resolve("redis/appendonlydir");
         Path older = dir.resolve("aof-at-snapshot");
         // Redis writes the AOF before it replies, so a copy taken now holds exactly the grants so far;
         // the restore stands for the second of writes that everysec loses in a crash.
-        tokensNeverRepeatAfterRollback(() -> copyTree(aof, older), () -> {
+        scenario.run(() -> copyTree(aof, older), () -> {
             deleteTree(aof);
             copyTree(older, aof);
         });
@@ -107,19 +117,12 @@ class RedisSnapshotRollbackIT {
      */
     @Test
     void anIssuerSkippingTheRunCheckChecksAgainAfterRestoreFromOlderRdbSnapshot() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
-        tokensNeverRepeatAfterRollbackUnderAnArmedIssuer(() -> assertThat(server.command("SAVE")).isEqualTo("+OK"), () -> { });
+        fromOlderRdbSnapshot(this::tokensNeverRepeatAfterRollbackUnderAnArmedIssuer);
     }
 
     @Test
     void anIssuerSkippingTheRunCheckChecksAgainAfterRestoreFromOlderAppendOnlyFile() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"), "--appendonly", "yes", "--appendfsync", "everysec");
-        Path aof = dir.resolve("redis/appendonlydir");
-        Path older = dir.resolve("aof-at-snapshot");
-        tokensNeverRepeatAfterRollbackUnderAnArmedIssuer(() -> copyTree(aof, older), () -> {
-            deleteTree(aof);
-            copyTree(older, aof);
-        });
+        fromOlderAppendOnlyFile(this::tokensNeverRepeatAfterRollbackUnderAnArmedIssuer);
     }
 
     private void tokensNeverRepeatAfterRollbackUnderAnArmedIssuer(Step snapshot, Step restoreOlderFiles) throws Exception {
@@ -222,6 +225,10 @@ class RedisSnapshotRollbackIT {
 
     private interface Step {
         void run() throws Exception;
+    }
+
+    private interface Rollback {
+        void run(Step snapshot, Step restoreOlderFiles) throws Exception;
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

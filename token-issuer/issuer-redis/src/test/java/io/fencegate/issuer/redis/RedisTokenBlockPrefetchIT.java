@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
@@ -53,6 +54,7 @@ class RedisTokenBlockPrefetchIT {
         assertThat(server.isAlive()).isFalse();
     }
 
+    /** ... and when one still has to wait (the reservation ahead was too slow), blocks grow. */
     @Test
     void acquiresDoNotWaitForTheNextBlocksFsync() throws Exception {
         GatedMark mark = new GatedMark(new FileTokenHighWaterMark(dir.resolve("tokens.mark")));
@@ -65,8 +67,22 @@ class RedisTokenBlockPrefetchIT {
         }
         assertThat(mark.waitingRaise.await(10, TimeUnit.SECONDS))
                 .as("the next block was being reserved before the current one ran out").isTrue();
+        CompletableFuture<Long> waiting = CompletableFuture.supplyAsync(() -> grantQuietly(issuer));
+        org.awaitility.Awaitility.await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5))
+                .until(() -> !waiting.isDone());
         mark.openGate();
-        assertThat(TokenCounterLossContract.grant(issuer, LOCK)).isEqualTo(BLOCK + 1);
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).as("the acquire that waited for the block").isEqualTo(BLOCK + 1);
+        assertThat(TokenCounterLossContract.grant(issuer, LOCK)).isEqualTo(BLOCK + 2);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> mark.sizes.contains(2 * BLOCK));
+        assertThat(mark.sizes).as("blocks reserved").startsWith(BLOCK, BLOCK).doesNotContain(4 * BLOCK);
+    }
+
+    private static long grantQuietly(RedisLeaseIssuer issuer) {
+        try {
+            return TokenCounterLossContract.grant(issuer, LOCK);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
@@ -109,6 +125,7 @@ class RedisTokenBlockPrefetchIT {
         private final TokenHighWaterMark mark;
         private volatile CountDownLatch gate = new CountDownLatch(0);
         final CountDownLatch waitingRaise = new CountDownLatch(1);
+        final List<Long> sizes = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         GatedMark(TokenHighWaterMark mark) {
             this.mark = mark;
@@ -129,6 +146,7 @@ class RedisTokenBlockPrefetchIT {
 
         @Override
         public long raise(long floor, long block) {
+            sizes.add(block);
             CountDownLatch current = gate;
             if (current.getCount() > 0) {
                 waitingRaise.countDown();
