@@ -23,13 +23,7 @@ public final class LeaseIdFormat {
 
     private static final int SECRET_BYTES = 16;
     private static final HexFormat HEX = HexFormat.of();
-    /*
-     * Why one generator per thread: the platform default (NativePRNG on Linux) serialises every
-     * call on one JVM-wide lock and reads /dev/urandom under it, which showed at thousands of leases
-     * a second. Each thread gets its own DRBG (NIST SP 800-90A Hash_DRBG, SHA-256), seeded from the
-     * system's entropy source: its output is as unguessable as SecureRandom's, with no shared lock.
-     */
-    private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(LeaseIdFormat::newGenerator);
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String version;
     private final int maxChars;
@@ -46,16 +40,8 @@ public final class LeaseIdFormat {
     /** A new unguessable secret: 128 random bits, lower-case hex. */
     public static String newSecret() {
         byte[] bytes = new byte[SECRET_BYTES];
-        RANDOM.get().nextBytes(bytes);
+        RANDOM.nextBytes(bytes);
         return HEX.formatHex(bytes);
-    }
-
-    private static SecureRandom newGenerator() {
-        try {
-            return SecureRandom.getInstance("DRBG");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            return new SecureRandom(); // a JDK without DRBG: correct, only slower
-        }
     }
 
     public String format(String subject, String secret) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,10 +32,13 @@ import org.slf4j.LoggerFactory;
 final class RunCheckShortcut {
 
     private static final Logger log = LoggerFactory.getLogger(RunCheckShortcut.class);
+    /** Each attempt leaves one script in the server's cache: stop after this many failures in a row. */
+    private static final int MAX_FAILED_ARMINGS = 8;
 
     private final RedisAsyncCommands<String, String> redis;
     private final boolean supported;
     private final AtomicBoolean arming = new AtomicBoolean();
+    private final AtomicInteger failedArmings = new AtomicInteger();
     private final AtomicReference<LeaseScripts.Script> armed = new AtomicReference<>();
 
     /** @param redisMajorVersion from {@code INFO server}'s {@code redis_version} */
@@ -60,7 +64,8 @@ final class RunCheckShortcut {
 
     /** After a checked grant (the run was just checked): arms a new copy unless one is armed or arming. */
     void armIfIdle(String[] keys, String[] args) {
-        if (!supported || armed.get() != null || !arming.compareAndSet(false, true)) {
+        if (!supported || armed.get() != null || failedArmings.get() >= MAX_FAILED_ARMINGS
+                || !arming.compareAndSet(false, true)) {
             return;
         }
         LeaseScripts.Script copy = new LeaseScripts.Script(LeaseScripts.armedAcquire(LeaseIdFormat.newSecret()),
@@ -71,10 +76,11 @@ final class RunCheckShortcut {
                         noScript -> CompletableFuture.completedFuture(List.of(0L))))
                 .whenComplete((reply, error) -> {
                     if (error == null && LeaseScripts.first(reply) == 1) {
+                        failedArmings.set(0);
                         armed.set(copy);
-                    } else if (error != null) {
-                        log.debug("arming the acquire script without the run check failed; acquires keep checking: {}",
-                                error.toString());
+                    } else if (failedArmings.incrementAndGet() == MAX_FAILED_ARMINGS) {
+                        log.warn("could not arm the acquire script without the run check {} times in a row; acquires keep "
+                                + "checking ({})", MAX_FAILED_ARMINGS, error == null ? "the probe refused" : error.toString());
                     }
                     arming.set(false);
                 });
