@@ -47,9 +47,13 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, counter, ceiling, grants, run, delay, live index, holders. ARGV: secret, ttlMs,
-     * grantsKept, grantRetentionMs, highest token this issuer has seen, lockDelayMs, lock name,
-     * instance name.
+     * KEYS: lock, counter, ceiling, grants, run, delay, live index, holders, waiters. ARGV: secret,
+     * ttlMs, grantsKept, grantRetentionMs, highest token this issuer has seen, lockDelayMs, lock name,
+     * instance name, waiters-mark ms (0: the caller does not wait), run check ('check', 'skip' or
+     * 'probe'). Answers {1, token, ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe
+     * answers {1} if the counter was checked under the live run, else {0}, and changes nothing.
+     * The run check is skipped only by an armed copy of this script (see RunCheckShortcut); this
+     * text itself always checks.
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
      * Why refuse a missing counter: INCR would silently re-create it at 1 and repeat old tokens.
      * Why refuse a counter not checked under the live run: it may be an older one from a snapshot.
@@ -58,13 +62,28 @@ final class LeaseScripts {
      * Lock-delay: a lease granted with a delay also sets the delay key ({@code token:delayMs}),
      * living ttl + delay and renewed with the lease; a release deletes it, an expiry leaves it to
      * run out, so an involuntarily ended lease keeps the lock from everyone for the delay.
+     * Why the waiters mark: a caller that will wait marks the held lock, so a release PUBLISHes only
+     * when someone may be listening; the mark is set atomically with the 'held' answer, so a release
+     * after it always wakes that caller.
+     * Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
+     * of one per grant; the newest 'kept' grants are always there.
+     * Why answer the ceiling: the issuer reserves the next block before this one runs out.
      */
     private static final String ACQUIRE = RUN + """
+            local armed = false
+            if ARGV[10] == 'probe' then
+              if run_floor(KEYS[5]) then return {1} end
+              return {0}
+            end
+            local function held(pttl)
+              if ARGV[9] ~= '0' then redis.call('SET', KEYS[9], '1', 'PX', ARGV[9]) end
+              return {0, pttl}
+            end
             local pttl = redis.call('PTTL', KEYS[1])
-            if pttl ~= -2 then return {0, pttl} end
+            if pttl ~= -2 then return held(pttl) end
             local delayed = redis.call('PTTL', KEYS[6])
-            if delayed > 0 then return {0, delayed} end
-            if not run_floor(KEYS[5]) then return {-1} end
+            if delayed > 0 then return held(delayed) end
+            if not (armed and ARGV[10] == 'skip') and not run_floor(KEYS[5]) then return {-1} end
             local counter = redis.call('GET', KEYS[2])
             local ceiling = redis.call('GET', KEYS[3])
             if not counter or not ceiling then return {-1} end
@@ -79,11 +98,11 @@ final class LeaseScripts {
             redis.call('HSET', KEYS[8], ARGV[7], token .. ':' .. ARGV[8])
             redis.call('ZADD', KEYS[4], token, token)
             local kept = tonumber(ARGV[3])
-            if redis.call('ZCARD', KEYS[4]) > kept then
+            if redis.call('ZCARD', KEYS[4]) > kept + math.floor(kept / 8) then
               redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -kept - 1)
             end
             redis.call('PEXPIRE', KEYS[4], ARGV[4])
-            return {1, token}
+            return {1, token, ceiling}
             """;
 
     /*
@@ -109,10 +128,11 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, released-marker, delay, live index, holders. ARGV: secret, channel, lock name,
-     * marker slack ms.
+     * KEYS: lock, released-marker, delay, live index, holders, waiters. ARGV: secret, channel, lock
+     * name, marker slack ms.
      * The marker tells the granting issuer (maybe another instance) "released, not expired";
-     * the PUBLISH wakes waiters without polling.
+     * the PUBLISH wakes waiters without polling, and is sent only if a waiter marked the lock
+     * (see ACQUIRE): an uncontended release costs no message to every subscriber.
      */
     private static final String RELEASE = """
             local value = redis.call('GET', KEYS[1])
@@ -127,7 +147,7 @@ final class LeaseScripts {
             redis.call('SET', KEYS[2], '1', 'PX', pttl + tonumber(ARGV[4]))
             redis.call('ZREM', KEYS[4], ARGV[3])
             redis.call('HDEL', KEYS[5], ARGV[3])
-            redis.call('PUBLISH', ARGV[2], ARGV[3])
+            if redis.call('DEL', KEYS[6]) == 1 then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
             return 1
             """;
 
@@ -259,6 +279,18 @@ final class LeaseScripts {
             """;
 
     static final Script acquire = new Script(ACQUIRE, ScriptOutputType.MULTI);
+
+    /**
+     * A copy of the acquire script that may skip the run check when told to, unique to
+     * {@code nonce}: only {@link RunCheckShortcut} loads it, and never by EVAL (see there why).
+     */
+    static String armedAcquire(String nonce) {
+        String text = ACQUIRE.replace("local armed = false\n", "local armed = true -- copy " + nonce + "\n");
+        if (text.equals(ACQUIRE)) {
+            throw new IllegalStateException("the acquire script lost its 'armed' line");
+        }
+        return text;
+    }
     static final Script renew = new Script(RENEW, ScriptOutputType.MULTI);
     static final Script release = new Script(RELEASE, ScriptOutputType.INTEGER);
     static final Script check = new Script(CHECK, ScriptOutputType.INTEGER);
@@ -282,13 +314,23 @@ final class LeaseScripts {
         }
 
         <T> CompletionStage<T> run(RedisAsyncCommands<String, String> redis, String[] keys, String... args) {
+            return runOr(redis, keys, args, error -> redis.<T>eval(text, type, keys, args));
+        }
+
+        /** By digest only: an unknown script fails with NOSCRIPT, which {@code onNoScript} handles. */
+        <T> CompletionStage<T> runOr(RedisAsyncCommands<String, String> redis, String[] keys, String[] args,
+                java.util.function.Function<Throwable, CompletionStage<T>> onNoScript) {
             CompletionStage<T> bySha = redis.evalsha(sha, type, keys, args);
             return bySha.exceptionallyCompose(error -> isNoScript(unwrap(error))
-                    ? redis.<T>eval(text, type, keys, args)
+                    ? onNoScript.apply(error)
                     : CompletableFuture.failedStage(error));
         }
 
-        private static boolean isNoScript(Throwable error) {
+        String text() {
+            return text;
+        }
+
+        static boolean isNoScript(Throwable error) {
             return error instanceof RedisNoScriptException
                     || (error.getMessage() != null && error.getMessage().startsWith("NOSCRIPT"));
         }

@@ -29,6 +29,16 @@ final class RedisEndpointCheck {
         }
     }
 
+    /** The server's major version ({@code redis_version} of {@code INFO server}); 0 if unreadable. */
+    static int majorVersion(RedisCommands<String, String> redis) {
+        String version = infoField(redis.info("server"), "redis_version");
+        try {
+            return Integer.parseInt(version.substring(0, version.indexOf('.')));
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
     static String infoField(String info, String field) {
         for (String line : info.split("\r?\n")) {
             if (line.startsWith(field + ":")) {

@@ -12,6 +12,11 @@ record RedisKeys(String prefix) {
         return prefix + "delay:" + lock;
     }
 
+    /** Set while a caller waits for the lock, so its release PUBLISHes a wake-up. */
+    String waiters(String lock) {
+        return prefix + "waiters:" + lock;
+    }
+
     /** Sorted set of the locks granted and not released (expired ones until a listing sees them). */
     String live() {
         return prefix + "leases";

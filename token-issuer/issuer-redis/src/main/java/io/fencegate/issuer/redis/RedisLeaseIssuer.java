@@ -49,11 +49,14 @@ import org.slf4j.LoggerFactory;
  *   <li>the counter only hands out tokens below a ceiling that a durable {@link TokenHighWaterMark}
  *       already covers, so a FLUSHALL or a restart without persistence never repeats a token; nor
  *       does a restart from an older snapshot: the script grants nothing under a counter not yet
- *       checked under the live server's {@code run_id}, and the check moves it up to the mark.</li>
+ *       checked under the live server's {@code run_id}, and the check moves it up to the mark
+ *       ({@link RunCheckShortcut} lets acquires skip the check while Redis provably still runs the
+ *       process the counter was checked under).</li>
  *   <li>lease ids carry the lock name and a random secret: any instance on the same Redis and key
  *       prefix renews or releases them; release and renew compare the secret first.</li>
- *   <li>waiting acquirers wake on a release PUBLISH, and otherwise poll with a capped backoff or at
- *       the lock's PTTL, whichever comes first. Not FIFO-fair (ZooKeeper is).</li>
+ *   <li>waiting acquirers wake on a release PUBLISH (sent only when a waiter marked the lock), and
+ *       otherwise poll with a capped backoff or at the lock's PTTL, whichever comes first. Not
+ *       FIFO-fair (ZooKeeper is).</li>
  *   <li>{@code wasGranted} reads a per-lock sorted set of the latest grants. After Redis loses its
  *       data it forgets old grants and answers false for them: that only refuses writes.</li>
  * </ul>
@@ -82,6 +85,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final ExecutorService markThread;
     private final TokenCounter counter;
     private final ExpiryWatch expiries;
+    private final RunCheckShortcut shortcut;
     private final KnownGrants grantCache = new KnownGrants(100_000);
     private final LeaseListeners listeners = new LeaseListeners();
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
@@ -119,9 +123,11 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                 .build());
         StatefulRedisConnection<String, String> conn = null;
         ReleaseSignals sig = null;
+        int redisMajorVersion;
         try {
             conn = client.connect();
             RedisEndpointCheck.requireSingleMaster(conn.sync(), where);
+            redisMajorVersion = RedisEndpointCheck.majorVersion(conn.sync());
             sig = new ReleaseSignals(client, keys.releaseChannel());
         } catch (UnsupportedRedisDeploymentException e) {
             closeQuietly(conn, sig);
@@ -147,6 +153,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         this.counter = new TokenCounter(redis, keys, options.highWaterMark(), options.tokenBlock(),
                 options.commandTimeout(), markThread);
         this.expiries = new ExpiryWatch(redis, keys, scheduler, this::tellListeners);
+        this.shortcut = new RunCheckShortcut(redis, redisMajorVersion);
     }
 
     @Override
@@ -204,7 +211,8 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     private CompletionStage<Boolean> releaseNow(String lock, String secret) {
-        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret), keys.delay(lock), keys.live(), keys.holders()},
+        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret), keys.delay(lock),
+                                keys.live(), keys.holders(), keys.waiters(lock)},
                         secret, keys.releaseChannel(), lock, RELEASED_MARKER_SLACK_MS)
                 .thenApply(answer -> {
                     if (answer == 1) {
@@ -345,6 +353,11 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         }
     }
 
+    /** Whether acquires currently skip the run check (for tests). */
+    boolean skipsRunCheck() {
+        return shortcut.isArmed();
+    }
+
     /** Timers waiting in the scheduler's queue, cancelled ones included (for tests). */
     int scheduledTimers() {
         return scheduler.getQueue().size();
@@ -398,17 +411,23 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             wokenWhileInFlight = false;
             String secret = LeaseIdFormat.newSecret();
             long sent = System.currentTimeMillis();
-            grant(lock, secret, ttlMs, lockDelayMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
+            grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs(), COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
                 if (error != null) {
                     finish(null, mapError(error));
                 } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
                     // The lease started no earlier than 'sent', so this expiry is never late.
-                    Lease lease = new Lease(lock, LeaseIds.FORMAT.format(lock, secret), LeaseScripts.asLong(reply.get(1)), sent + ttlMs);
-                    granted(lease, secret);
+                    long token = LeaseScripts.asLong(reply.get(1));
+                    counter.prefetchIfLow(token, LeaseScripts.asLong(reply.get(2)));
+                    granted(new Lease(lock, LeaseIds.FORMAT.format(lock, secret), token, sent + ttlMs), secret);
                 } else {
                     held(LeaseScripts.asLong(reply.get(1)));
                 }
             });
+        }
+
+        /** How long a 'held' answer marks the lock as waited for: past this caller's last retry. */
+        private long waitersMarkMs() {
+            return waits ? Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())) + MAX_BACKOFF_MS : 0;
         }
 
         private void granted(Lease lease, String secret) {
@@ -458,15 +477,18 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     /** Runs the acquire script, repairing a lost or used-up token counter a bounded number of times. */
     private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, long lockDelayMs,
-            int repairsLeft) {
-        return LeaseScripts.acquire.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run(),
-                                keys.delay(lock), keys.live(), keys.holders()},
-                        secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
-                        Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()),
-                        Long.toString(lockDelayMs), lock, options.instanceName())
+            long waitersMarkMs, int repairsLeft) {
+        String[] scriptKeys = {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run(),
+                keys.delay(lock), keys.live(), keys.holders(), keys.waiters(lock)};
+        String[] args = {secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
+                Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()),
+                Long.toString(lockDelayMs), lock, options.instanceName(), Long.toString(waitersMarkMs), "check"};
+        return shortcut.acquire(scriptKeys, args)
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
+                    if (code == LeaseScripts.GRANTED) {
+                        shortcut.armIfIdle(scriptKeys, args);
+                    }
                     if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {
                         return CompletableFuture.completedFuture(reply);
                     }
@@ -478,7 +500,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                     CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
                             ? counter.recoverLost(highestToken.get())
                             : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
-                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, lockDelayMs, repairsLeft - 1));
+                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, repairsLeft - 1));
                 });
     }
 

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,12 @@ import org.slf4j.LoggerFactory;
  * mark knows how far tokens went before it. File I/O (and the
  * one Redis call made under the frozen mark) runs on its own thread, never on Redis's event loop.
  * Concurrent requests share one in-flight repair, so a burst costs one block, not one per caller.
+ *
+ * <p>The next block is reserved in the background once half of the current one is handed out
+ * ({@link #prefetchIfLow}), so acquires do not wait for the mark's fsync; it follows the same
+ * order (mark first, then Redis's ceiling), so the invariant holds whenever Redis restarts. When
+ * acquires still catch up with a reservation (a slow disk, a high rate), blocks double, up to
+ * {@value #MAX_BLOCK_GROWTH} times the configured size: fewer fsyncs, larger gaps after a loss.
  */
 final class TokenCounter {
 
@@ -30,10 +37,17 @@ final class TokenCounter {
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
     private final TokenHighWaterMark mark;
-    private final long block;
+    static final int MAX_BLOCK_GROWTH = 16;
+
+    private final long maxBlock;
+    private volatile long block;
+    /** The highest used-up ceiling an acquire waited at: grows the block once per such wait. */
+    private final AtomicLong waitedAt = new AtomicLong();
     private final Duration commandTimeout;
     private final ExecutorService markThread;
     private CompletableFuture<Void> inFlight;
+    /** Highest mark this issuer reserved: a reply with a lower ceiling predates that reservation. */
+    private final AtomicLong reserved = new AtomicLong();
 
     TokenCounter(RedisAsyncCommands<String, String> redis, RedisKeys keys, TokenHighWaterMark mark, long block,
                  Duration commandTimeout, ExecutorService markThread) {
@@ -41,6 +55,7 @@ final class TokenCounter {
         this.keys = keys;
         this.mark = mark;
         this.block = block;
+        this.maxBlock = Math.multiplyExact(block, MAX_BLOCK_GROWTH);
         this.commandTimeout = commandTimeout;
         this.markThread = markThread;
     }
@@ -54,12 +69,39 @@ final class TokenCounter {
         return shared(() -> CompletableFuture.runAsync(() -> reinitWhileFrozen(highestSeen), markThread));
     }
 
-    /** The ceiling is used up: durably reserve the next block, then let Redis use it. */
+    /** An acquire found the ceiling used up: durably reserve the next block, then let Redis use it. */
     CompletionStage<Void> reserveBlock(long counter) {
-        return shared(() -> CompletableFuture.supplyAsync(() -> mark.raise(counter, block), markThread)
-                .thenCompose(raised -> LeaseScripts.raiseCeiling.<Long>run(redis,
-                        new String[] {keys.counter(), keys.ceiling()}, Long.toString(raised)))
+        // Not the first reservation: the one made ahead came too late, so reserve more at a time.
+        if (reserved.get() > 0 && waitedAt.getAndAccumulate(counter, Math::max) < counter) {
+            block = Math.min(block * 2, maxBlock);
+        }
+        return reserve(counter);
+    }
+
+    private CompletionStage<Void> reserve(long floor) {
+        long size = block;
+        return shared(() -> CompletableFuture.supplyAsync(() -> mark.raise(floor, size), markThread)
+                .thenCompose(raised -> {
+                    reserved.accumulateAndGet(raised, Math::max);
+                    return LeaseScripts.raiseCeiling.<Long>run(redis,
+                            new String[] {keys.counter(), keys.ceiling()}, Long.toString(raised));
+                })
                 .thenApply(ignored -> null));
+    }
+
+    /**
+     * After a grant of {@code token} under {@code ceiling}: once half of the block is used, starts
+     * reserving the next one, unless a reservation is already running or done. A failure only
+     * costs the wait it tried to save: the acquire that finds the ceiling used up reserves again.
+     */
+    void prefetchIfLow(long token, long ceiling) {
+        if (ceiling - token > block / 2 || ceiling < reserved.get()) {
+            return;
+        }
+        reserve(ceiling).exceptionally(error -> {
+            log.debug("reserving the next token block in advance failed (an acquire will retry): {}", error.toString());
+            return null;
+        });
     }
 
     private synchronized CompletableFuture<Void> shared(java.util.function.Supplier<CompletableFuture<Void>> repair) {

@@ -8,7 +8,9 @@
  *   <li><b>Tokens never repeat or go back</b>, also after FLUSHALL or a restart without
  *       persistence: Redis may only hand out tokens below a ceiling that the durable
  *       {@link io.fencegate.issuer.redis.TokenHighWaterMark} already covers (reserved in blocks,
- *       default 1000), and a lost counter restarts at that mark. So does a counter that survived a
+ *       default 1000, the next one in the background once half of the current one is used, so
+ *       acquires do not wait for its fsync; blocks double, up to 16 times, while acquires still
+ *       catch up with the reservations), and a lost counter restarts at that mark. So does a counter that survived a
  *       Redis restart: a crash restores an older RDB snapshot, or an AOF ({@code everysec}) without
  *       its last second, and brings back an older counter. The acquire script compares the live
  *       {@code run_id} ({@code INFO server}, inside the script) with the one the counter was last
@@ -23,18 +25,24 @@
  *       (renew fails, the expiry watch reports EXPIRED), even one whose lock key came back from a
  *       snapshot: its holder may have released it, and another lease held the lock, after the
  *       snapshot. Such a key blocks its lock until its ttl passes.</li>
- *   <li><b>Cost of the restart check:</b> one {@code INFO server} per granted lease and per renew
- *       (a held lock costs none), 4 to 8 µs of Redis CPU each. Measured with
- *       {@code RedisAcquireReleaseRate} on the shared 2-core machine, before / after: 1 thread
- *       6134 / 5077 acquire+release pairs/s, acquire p50 63 / 79 µs, p99 304 / 314 µs; 16 threads
- *       20271 / 19584 pairs/s, p50 312 / 315 µs, p99 2671 / 2394 µs (other runs varied by more).
- *       No cheaper identity of a server run is readable from a script.</li>
- *   <li><b>wasGranted forgets</b> grants older than the latest 1000 per lock, grants of locks unused
+ *   <li><b>Cost of the restart check:</b> one {@code INFO server} per renew and per expiry check,
+ *       about 4 µs of Redis CPU each (Redis's own {@code cmdstat_info}: 3.8 µs a call). Acquires
+ *       pay it only until the issuer has armed its own copy of the acquire script, once per Redis
+ *       run: no cheaper identity of a server run is readable from a script, but Redis 7 never
+ *       persists its script cache, so a script the server knows was loaded in its live run.
+ *       {@link io.fencegate.issuer.redis.RunCheckShortcut} loads a copy unique to a random nonce,
+ *       proves with a probe run of that copy that the counter was checked under the live run, and
+ *       from then on acquires run it with the check skipped; a restart forgets the copy (NOSCRIPT)
+ *       and acquires check again. Off on Redis before 7, whose RDB and AOF files carry scripts.</li>
+ *   <li><b>wasGranted forgets</b> grants older than the latest 1000 per lock (trimmed in batches, so up
+ *       to an eighth more are kept between trims), grants of locks unused
  *       for 7 days, and everything Redis lost (answers false, which only refuses a write).
  *       True answers are cached in-process.</li>
  *   <li><b>Not FIFO-fair</b> (ZooKeeper is): a released lock goes to whichever waiter's retry
  *       lands first. Waiters wake on a release PUBLISH; an expiry is caught by the lock's PTTL or
- *       a backoff poll of at most 200 ms.</li>
+ *       a backoff poll of at most 200 ms. A caller that waits marks the lock ({@code waiters:<lock>},
+ *       in the same script that finds it held), and a release publishes only when it finds the mark,
+ *       so an uncontended release sends no message.</li>
  *   <li><b>Lock-delay</b> is a key {@code delay:<lock>} living ttl + delay, renewed with the
  *       lease and deleted by a release; the acquire script refuses the lock while it lives.
  *       Listings read an index of held locks ({@code leases}) and who granted each

@@ -101,6 +101,69 @@ class RedisLeaseIssuerBehaviourIT {
         assertThat(next.token()).isGreaterThan(held.token());
     }
 
+    /**
+     * A release PUBLISHes only when a caller marked the lock while waiting for it. The waiter must
+     * still be woken by the message, not by its backoff poll: the release is seen on the channel.
+     */
+    @Test
+    void aReleasePublishesAWakeUpOnlyWhenACallerWaits() throws Exception {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(RedisTestPrefix.SHARED_URI);
+        try (var pubsub = client.connectPubSub()) {
+            java.util.concurrent.BlockingQueue<String> published = new java.util.concurrent.LinkedBlockingQueue<>();
+            pubsub.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
+                @Override
+                public void message(String channel, String lock) {
+                    published.add(lock);
+                }
+            });
+            pubsub.sync().subscribe(prefix + "released");
+            for (int i = 0; i < 5; i++) {
+                Lease alone = await(issuer.acquire("quiet", Duration.ofSeconds(10), Duration.ofSeconds(5))).orElseThrow();
+                assertThat(await(issuer.release(alone.leaseId()))).isTrue();
+            }
+            Lease held = await(issuer.acquire("busy", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+            CompletableFuture<Optional<Lease>> waiter = other.acquire("busy", Duration.ofSeconds(5), Duration.ofSeconds(30))
+                    .toCompletableFuture();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> RedisTestPrefix.get(RedisTestPrefix.SHARED_URI, prefix + "waiters:busy") != null);
+            assertThat(await(issuer.release(held.leaseId()))).isTrue();
+            // messages on one channel arrive in order: the uncontended releases sent none before it
+            assertThat(published.poll(10, TimeUnit.SECONDS)).isEqualTo("busy");
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).isPresent();
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** The grant log is trimmed in batches; the newest grantsKeptPerLock grants are always known. */
+    @Test
+    void wasGrantedKnowsTheNewestGrantsThroughEveryTrim() throws Exception {
+        int kept = 16;
+        try (RedisLeaseIssuer granting = new RedisLeaseIssuer(new RedisIssuerOptions().uri(RedisTestPrefix.SHARED_URI)
+                .keyPrefix(prefix).grantsKeptPerLock(kept).highWaterMark(new FileTokenHighWaterMark(dir.resolve("tokens.mark"))))) {
+            List<Long> tokens = new java.util.ArrayList<>();
+            io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(RedisTestPrefix.SHARED_URI);
+            try (var connection = client.connect()) {
+                for (int i = 0; i < 5 * kept; i++) {
+                    Lease lease = await(granting.acquire("log", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+                    tokens.add(lease.token());
+                    assertThat(await(granting.release(lease.leaseId()))).isTrue();
+                    // what wasGranted reads on an issuer that has no cached answer
+                    List<String> logged = connection.sync().zrange(prefix + "grants:log", 0, -1);
+                    assertThat(logged).as("after %d grants", tokens.size())
+                            .containsAll(tokens.subList(Math.max(0, tokens.size() - kept), tokens.size()).stream()
+                                    .map(String::valueOf).toList())
+                            .hasSizeLessThanOrEqualTo(kept + kept / 8);
+                }
+            } finally {
+                client.shutdown();
+            }
+            // 'other' never saw these grants, so it asks Redis
+            assertThat(await(other.wasGranted("log", tokens.get(tokens.size() - kept)))).isTrue();
+            assertThat(await(other.wasGranted("log", tokens.get(0)))).as("the oldest grant is forgotten").isFalse();
+        }
+    }
+
     @Test
     void waiterIsGrantedWhenTheHolderExpires() throws Exception {
         Lease held = await(issuer.acquire("e", Duration.ofMillis(300), Duration.ZERO)).orElseThrow();

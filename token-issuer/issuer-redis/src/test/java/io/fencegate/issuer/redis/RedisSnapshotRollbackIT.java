@@ -50,18 +50,28 @@ class RedisSnapshotRollbackIT {
 
     @Test
     void tokensNeverRepeatAfterRestoreFromOlderRdbSnapshot() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
-        tokensNeverRepeatAfterRollback(() -> assertThat(server.command("SAVE")).isEqualTo("+OK"), () -> { });
+        fromOlderRdbSnapshot(this::tokensNeverRepeatAfterRollback);
     }
 
     @Test
     void tokensNeverRepeatAfterRestoreFromOlderAppendOnlyFile() throws Exception {
+        fromOlderAppendOnlyFile(this::tokensNeverRepeatAfterRollback);
+    }
+
+    /** Runs {@code scenario} on a server whose snapshot is an RDB file written by SAVE. */
+    private void fromOlderRdbSnapshot(Rollback scenario) throws Exception {
+        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
+        scenario.run(() -> assertThat(server.command("SAVE")).isEqualTo("+OK"), () -> { });
+    }
+
+    /** Runs {@code scenario} on a server in AOF mode, its snapshot a copy of the AOF. */
+    private void fromOlderAppendOnlyFile(Rollback scenario) throws Exception {
         server = RedisServerProcess.start(dir.resolve("redis"), "--appendonly", "yes", "--appendfsync", "everysec");
         Path aof = dir.resolve("redis/appendonlydir");
         Path older = dir.resolve("aof-at-snapshot");
         // Redis writes the AOF before it replies, so a copy taken now holds exactly the grants so far;
         // the restore stands for the second of writes that everysec loses in a crash.
-        tokensNeverRepeatAfterRollback(() -> copyTree(aof, older), () -> {
+        scenario.run(() -> copyTree(aof, older), () -> {
             deleteTree(aof);
             copyTree(older, aof);
         });
@@ -98,6 +108,43 @@ class RedisSnapshotRollbackIT {
         for (long token : after) {
             assertThat(running.wasGranted(LOCK, token).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
         }
+    }
+
+    /**
+     * An issuer whose acquires skip the run check (an armed copy of the script, see
+     * RunCheckShortcut) must check again on a server restored from an older snapshot. Another
+     * issuer handed out the newest tokens, so the first one's highest-token check cannot catch it.
+     */
+    @Test
+    void anIssuerSkippingTheRunCheckChecksAgainAfterRestoreFromOlderRdbSnapshot() throws Exception {
+        fromOlderRdbSnapshot(this::tokensNeverRepeatAfterRollbackUnderAnArmedIssuer);
+    }
+
+    @Test
+    void anIssuerSkippingTheRunCheckChecksAgainAfterRestoreFromOlderAppendOnlyFile() throws Exception {
+        fromOlderAppendOnlyFile(this::tokensNeverRepeatAfterRollbackUnderAnArmedIssuer);
+    }
+
+    private void tokensNeverRepeatAfterRollbackUnderAnArmedIssuer(Step snapshot, Step restoreOlderFiles) throws Exception {
+        RedisLeaseIssuer armed = newIssuer();
+        RedisLeaseIssuer other = newIssuer();
+        List<Long> before = new ArrayList<>();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            before.add(TokenCounterLossContract.grant(armed, LOCK));
+            return armed.skipsRunCheck();
+        });
+        snapshot.run();
+        for (int i = 0; i < 5; i++) {
+            before.add(TokenCounterLossContract.grant(other, LOCK));
+        }
+        server.kill();
+        restoreOlderFiles.run();
+        server.startAgain();
+
+        long highestBefore = before.stream().mapToLong(Long::longValue).max().orElseThrow();
+        assertThat(TokenCounterLossContract.grant(armed, LOCK)).as("before the rollback: %s", before)
+                .isGreaterThan(highestBefore);
+        assertThat(TokenCounterLossContract.grant(other, LOCK)).isGreaterThan(highestBefore);
     }
 
     /**
@@ -178,6 +225,10 @@ class RedisSnapshotRollbackIT {
 
     private interface Step {
         void run() throws Exception;
+    }
+
+    private interface Rollback {
+        void run(Step snapshot, Step restoreOlderFiles) throws Exception;
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

@@ -1,0 +1,103 @@
+package io.fencegate.issuer.redis;
+
+import io.fencegate.issuer.backend.LeaseIdFormat;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lets acquires skip the run check ({@code INFO server} inside the script, the costliest part of
+ * an acquire) while Redis provably still runs the process under which the counter was checked.
+ *
+ * <p>Why it is safe: Redis 7 never persists its script cache (no scripts in RDB or AOF, SCRIPT LOAD
+ * is not propagated), so a server knows a script only if it was loaded since that server started;
+ * a restart, also one from an older snapshot, forgets it. The shortcut loads a copy of the acquire
+ * script that is unique to a fresh random nonce (SCRIPT LOAD, once), then, after that load has
+ * answered, runs the copy as a probe that checks the run inside the same script. Only if the probe
+ * passes is the copy armed: the copy then provably sits in the cache of a run whose counter was
+ * checked, and of no other live run. Armed acquires call it by digest with the check skipped. On
+ * NOSCRIPT the copy is dropped for good and the call is re-run through the checked script; the copy
+ * is never sent by EVAL, which would load it into the new run unchecked. Within one run nothing
+ * else can roll the counter back: FLUSHALL deletes it (refused as missing), and a rollback that keeps
+ * the run ({@code DEBUG RELOAD}) is caught by the highest-token check, as before. On Redis older
+ * than 7, whose RDB files and AOF carry scripts, the shortcut stays off.
+ */
+final class RunCheckShortcut {
+
+    private static final Logger log = LoggerFactory.getLogger(RunCheckShortcut.class);
+    /** Each attempt leaves one script in the server's cache: stop after this many failures in a row. */
+    private static final int MAX_FAILED_ARMINGS = 8;
+
+    private final RedisAsyncCommands<String, String> redis;
+    private final boolean supported;
+    private final AtomicBoolean arming = new AtomicBoolean();
+    private final AtomicInteger failedArmings = new AtomicInteger();
+    private final AtomicReference<LeaseScripts.Script> armed = new AtomicReference<>();
+
+    /** @param redisMajorVersion from {@code INFO server}'s {@code redis_version} */
+    RunCheckShortcut(RedisAsyncCommands<String, String> redis, int redisMajorVersion) {
+        this.redis = redis;
+        this.supported = redisMajorVersion >= 7;
+    }
+
+    /**
+     * Runs the acquire script with {@code args} (whose last element is the run-check mode): through
+     * the armed copy with the check skipped if there is one, else through the checked script.
+     */
+    CompletionStage<List<Object>> acquire(String[] keys, String[] args) {
+        LeaseScripts.Script copy = armed.get();
+        if (copy == null) {
+            return checked(keys, args);
+        }
+        return copy.runOr(redis, keys, withMode(args, "skip"), noScript -> {
+            armed.compareAndSet(copy, null);
+            return checked(keys, args);
+        });
+    }
+
+    /** After a checked grant (the run was just checked): arms a new copy unless one is armed or arming. */
+    void armIfIdle(String[] keys, String[] args) {
+        if (!supported || armed.get() != null || failedArmings.get() >= MAX_FAILED_ARMINGS
+                || !arming.compareAndSet(false, true)) {
+            return;
+        }
+        LeaseScripts.Script copy = new LeaseScripts.Script(LeaseScripts.armedAcquire(LeaseIdFormat.newSecret()),
+                ScriptOutputType.MULTI);
+        redis.scriptLoad(copy.text())
+                .thenCompose(sha -> copy.<List<Object>>runOr(redis, keys, withMode(args, "probe"),
+                        // unloaded again already (a restart, SCRIPT FLUSH): stay on the checked script
+                        noScript -> CompletableFuture.completedFuture(List.of(0L))))
+                .whenComplete((reply, error) -> {
+                    if (error == null && LeaseScripts.first(reply) == 1) {
+                        failedArmings.set(0);
+                        armed.set(copy);
+                    } else if (failedArmings.incrementAndGet() == MAX_FAILED_ARMINGS) {
+                        log.warn("could not arm the acquire script without the run check {} times in a row; acquires keep "
+                                + "checking ({})", MAX_FAILED_ARMINGS, error == null ? "the probe refused" : error.toString());
+                    }
+                    arming.set(false);
+                });
+    }
+
+    /** For tests: whether acquires currently skip the run check. */
+    boolean isArmed() {
+        return armed.get() != null;
+    }
+
+    private CompletionStage<List<Object>> checked(String[] keys, String[] args) {
+        return LeaseScripts.acquire.run(redis, keys, withMode(args, "check"));
+    }
+
+    private static String[] withMode(String[] args, String mode) {
+        String[] copy = args.clone();
+        copy[copy.length - 1] = mode;
+        return copy;
+    }
+}
