@@ -76,6 +76,14 @@ final class LockNodes {
         return path.substring(path.lastIndexOf('/') + 1);
     }
 
+    /** The child whose name carries {@code protectedId} (Curator's protected-name format). */
+    static java.util.Optional<String> withProtectedId(List<String> children, String protectedId) {
+        return children.stream()
+                .filter(name -> org.apache.curator.framework.imps.ProtectedUtils.extractProtectedId(name)
+                        .filter(protectedId::equals).isPresent())
+                .findFirst();
+    }
+
     /** Lease nodes among {@code children}, in queue order (lowest sequence first). */
     static List<String> queue(List<String> children) {
         List<String> leases = new ArrayList<>(children.size());
