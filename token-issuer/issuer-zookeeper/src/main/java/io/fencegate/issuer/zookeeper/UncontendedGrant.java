@@ -74,6 +74,8 @@ final class UncontendedGrant {
 
     private final IssuerParts parts;
     private final TokenModeMarker modeMarker;
+    /** Test hook: what this issuer hears of a grant transaction's answer (a test loses it). */
+    volatile java.util.function.UnaryOperator<CuratorEvent> answers = java.util.function.UnaryOperator.identity();
     /** Lock to the version at which its node was seen with empty data and no children, after a release here. */
     private final Map<String, Integer> emptyAt = LruMap.synchronizedOf(CACHE_ENTRIES);
 
@@ -187,7 +189,7 @@ final class UncontendedGrant {
             return CompletableFuture.failedFuture(e);
         }
         return parts.zk().unbounded("grant " + lockPath, cb -> parts.client().transaction().inBackground(cb)
-                .forOperations(ops)).thenApply(this::outcome);
+                .forOperations(ops)).thenApply(event -> outcome(answers.apply(event)));
     }
 
     private Outcome outcome(CuratorEvent event) {
