@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * puts the lock back for another {@code idleFor}, counted from when this sweeper first saw it.
  * Why elapsed time on this process's monotonic clock: comparing a grant's ZooKeeper {@code ctime}
  * with this host's wall clock deleted fresh grants whenever the clock ran ahead, and their live
- * holders got 403. Only grants seen are deleted; parents are deleted without force, so a lock
- * taken again meanwhile fails the delete ({@code NOTEMPTY}) and keeps its nodes. Forgetting a
+ * holders got 403. Only grants seen are deleted (a grant recorded on the lock node counts as seen
+ * there); parents are deleted without force, and the lock node at the version read, so a lock
+ * taken again meanwhile fails the delete ({@code NOTEMPTY}, {@code BADVERSION}) and keeps its nodes. Forgetting a
  * grant is safe: {@code wasGranted} then answers false, which refuses the writes of a holder whose
  * lease ended long ago (403 instead of 409).
  *
