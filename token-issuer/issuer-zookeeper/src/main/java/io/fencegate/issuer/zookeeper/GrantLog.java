@@ -110,16 +110,9 @@ final class GrantLog {
 
     private CompletableFuture<Boolean> atLockNode(String lock, long token) {
         String path = nodes.lockPath(lock);
-        return zk.call("read lock " + path, cb -> client.getData().inBackground(cb).forPath(path))
+        return zk.readIfExists("read lock " + path, cb -> client.getData().inBackground(cb).forPath(path))
                 .thenApply(event -> {
-                    Code code = AsyncZk.code(event);
-                    if (code == Code.NONODE) {
-                        return false;
-                    }
-                    if (code != Code.OK) {
-                        throw AsyncZk.unexpected("read lock", event);
-                    }
-                    if (isGrantAtMzxid(event.getData()) && event.getStat().getMzxid() == token) {
+                    if (event != null && isGrantAtMzxid(event.getData()) && event.getStat().getMzxid() == token) {
                         known.add(lock, token);
                         return true;
                     }

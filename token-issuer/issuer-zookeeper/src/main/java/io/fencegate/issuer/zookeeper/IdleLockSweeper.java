@@ -138,12 +138,7 @@ final class IdleLockSweeper {
 
     /** The lock node's data and stat, or null if it is gone. */
     private CompletableFuture<CuratorEvent> readLock(String lockPath) {
-        return parts.zk().call("read " + lockPath, cb -> parts.client().getData().inBackground(cb).forPath(lockPath))
-                .thenApply(event -> switch (AsyncZk.code(event)) {
-                    case OK -> event;
-                    case NONODE -> null;
-                    default -> throw AsyncZk.unexpected("read", event);
-                });
+        return parts.zk().readIfExists("read " + lockPath, cb -> parts.client().getData().inBackground(cb).forPath(lockPath));
     }
 
     /** Deletes the lock's grants unless one is newer than the grant known idle; true if none is left. */

@@ -115,13 +115,13 @@ final class LockDelays {
 
     private CompletableFuture<Void> write(String lock, byte[] data, int attempt) {
         String path = parts.nodes().lockPath(lock);
-        return parts.zk().call("read lock " + path, cb -> parts.client().getData().inBackground(cb).forPath(path))
+        return parts.zk().readIfExists("read lock " + path, cb -> parts.client().getData().inBackground(cb).forPath(path))
                 .thenCompose(read -> {
-                    if (AsyncZk.code(read) == Code.NONODE && data.length == 0) {
-                        return CompletableFuture.completedFuture(Code.OK); // nothing to clear
-                    }
-                    if (AsyncZk.code(read) != Code.OK) {
-                        throw AsyncZk.unexpected("read lock", read);
+                    if (read == null) {
+                        if (data.length == 0) {
+                            return CompletableFuture.completedFuture(Code.OK); // nothing to clear
+                        }
+                        throw new io.fencegate.issuer.IssuerUnavailableException("lock node " + path + " vanished under a lease");
                     }
                     CompletableFuture<Void> logged = GrantLog.isGrantAtMzxid(read.getData())
                             ? parts.grants().logFromLockNode(lock, read.getStat().getMzxid())

@@ -158,12 +158,7 @@ final class UncontendedGrant {
     /** The lock node's data and stat, or null if it does not exist. */
     private CompletableFuture<CuratorEvent> readLock(String lock) {
         String path = parts.nodes().lockPath(lock);
-        return parts.zk().call("read lock " + path, cb -> parts.client().getData().inBackground(cb).forPath(path))
-                .thenApply(event -> switch (AsyncZk.code(event)) {
-                    case OK -> event;
-                    case NONODE -> null;
-                    default -> throw AsyncZk.unexpected("read lock", event);
-                });
+        return parts.zk().readIfExists("read lock " + path, cb -> parts.client().getData().inBackground(cb).forPath(path));
     }
 
     /** {@code version} null: the lock node does not exist (ZXID creates it; CVERSION leaves that to the queue path). */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fencegate.issuer.IssuerUnavailableException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -53,10 +52,7 @@ class AcquisitionGrantIT {
     @Test
     void aFailedGrantIsFinalAndNeverStartsASecondGrant() throws Exception {
         LockNodes nodes = new LockNodes(root);
-        AsyncZk zk = new AsyncZk(Duration.ofSeconds(5), scheduler);
-        IssuerParts parts = new IssuerParts(client, zk, nodes, TokenMode.ZXID, scheduler,
-                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, Clock.systemUTC()),
-                Clock.systemUTC());
+        IssuerParts parts = TestParts.of(client, scheduler, root, TokenMode.ZXID);
         String lock = "orders/1";
         // An ephemeral node where the lock's grants parent belongs: recording any grant fails.
         client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(nodes.grantsPath(lock));

@@ -8,12 +8,10 @@ import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
 import java.lang.reflect.Proxy;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,10 +63,7 @@ class UncontendedGrantLostAnswerIT {
     }
 
     private IssuerParts parts(TokenMode mode) {
-        LockNodes nodes = new LockNodes(root);
-        AsyncZk zk = new AsyncZk(Duration.ofSeconds(5), scheduler);
-        return new IssuerParts(client, zk, nodes, mode, scheduler, new GrantLog(client, zk, nodes),
-                new HeldLeases(client, zk, scheduler, Clock.systemUTC()), Clock.systemUTC());
+        return TestParts.of(client, scheduler, root, mode);
     }
 
     /** What the client reports when the connection drops before an answer arrives. */
@@ -145,11 +140,9 @@ class UncontendedGrantLostAnswerIT {
     @Test
     void serverRestartsWhileAcquiringNeitherGrantTwiceNorOrphanALeaseNode() throws Exception {
         String lock = "lost/restarts";
-        AtomicInteger holders = new AtomicInteger();
+        ExclusionCheck check = new ExclusionCheck();
         AtomicInteger grants = new AtomicInteger();
         AtomicInteger failures = new AtomicInteger();
-        List<Long> tokens = new ArrayList<>();
-        List<String> violations = new CopyOnWriteArrayList<>();
         AtomicBoolean stop = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (LeaseIssuer a = restartTolerant(); LeaseIssuer b = restartTolerant()) {
@@ -168,17 +161,9 @@ class UncontendedGrantLostAnswerIT {
                         if (lease == null) {
                             continue;
                         }
-                        if (holders.incrementAndGet() != 1) {
-                            violations.add("two live holders, token " + lease.token());
-                        }
-                        synchronized (tokens) {
-                            if (!tokens.isEmpty() && tokens.get(tokens.size() - 1) >= lease.token()) {
-                                violations.add("token " + lease.token() + " after " + tokens.get(tokens.size() - 1));
-                            }
-                            tokens.add(lease.token());
-                        }
+                        check.holds(lease);
                         grants.incrementAndGet();
-                        holders.decrementAndGet();
+                        check.letGo();
                         try {
                             issuer.release(lease.leaseId()).toCompletableFuture().get(30, TimeUnit.SECONDS);
                         } catch (ExecutionException e) {
@@ -206,7 +191,7 @@ class UncontendedGrantLostAnswerIT {
             pool.shutdownNow();
         }
         System.out.printf("restarts: %d grants, %d failed calls%n", grants.get(), failures.get());
-        assertThat(violations).isEmpty();
+        assertThat(check.violations()).isEmpty();
     }
 
     private LeaseIssuer restartTolerant() {

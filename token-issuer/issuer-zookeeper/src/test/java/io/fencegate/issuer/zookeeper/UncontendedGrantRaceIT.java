@@ -8,13 +8,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,9 +49,7 @@ class UncontendedGrantRaceIT {
     void twoInstancesOnOneLockNeverHoldItTogetherAndTokensIncrease(TokenMode mode) throws Exception {
         String root = "/fencegate-race-" + UUID.randomUUID().toString().substring(0, 8);
         String lock = "race/" + mode;
-        AtomicInteger holders = new AtomicInteger();
-        List<Long> tokens = new ArrayList<>(); // appended by the holder only: grant order
-        List<String> violations = new CopyOnWriteArrayList<>();
+        ExclusionCheck check = new ExclusionCheck();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (LeaseIssuer a = issuer(root, mode); LeaseIssuer b = issuer(root, mode)) {
             long end = System.nanoTime() + RUN_NANOS;
@@ -62,24 +58,16 @@ class UncontendedGrantRaceIT {
                 LeaseIssuer mine = t % 2 == 0 ? a : b;
                 LeaseIssuer other = t % 2 == 0 ? b : a;
                 workers.add(pool.submit(() -> {
-                    while (System.nanoTime() < end && violations.isEmpty()) {
+                    while (System.nanoTime() < end && check.violations().isEmpty()) {
                         Lease lease = mine.acquire(lock, Duration.ofSeconds(30), Duration.ofSeconds(20))
                                 .toCompletableFuture().get(30, TimeUnit.SECONDS).orElseThrow();
-                        if (holders.incrementAndGet() != 1) {
-                            violations.add("two live holders, token " + lease.token());
-                        }
-                        synchronized (tokens) {
-                            if (!tokens.isEmpty() && tokens.get(tokens.size() - 1) >= lease.token()) {
-                                violations.add("token " + lease.token() + " after " + tokens.get(tokens.size() - 1));
-                            }
-                            tokens.add(lease.token());
-                        }
+                        check.holds(lease);
                         if (!other.wasGranted(lock, lease.token()).toCompletableFuture().get(10, TimeUnit.SECONDS)) {
-                            violations.add("held token " + lease.token() + " unknown to the other instance");
+                            check.violation("held token " + lease.token() + " unknown to the other instance");
                         }
-                        holders.decrementAndGet();
+                        check.letGo();
                         if (!mine.release(lease.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)) {
-                            violations.add("release of live lease " + lease.token() + " answered false");
+                            check.violation("release of live lease " + lease.token() + " answered false");
                         }
                         // A varying gap, so both instances often find the lock free and try it at once.
                         LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(300_000));
@@ -90,7 +78,8 @@ class UncontendedGrantRaceIT {
             for (Future<?> worker : workers) {
                 worker.get(90, TimeUnit.SECONDS);
             }
-            assertThat(violations).isEmpty();
+            assertThat(check.violations()).isEmpty();
+            List<Long> tokens = check.tokens();
             System.out.printf("%s race: %d grants%n", mode, tokens.size());
             assertThat(tokens).hasSizeGreaterThan(20).doesNotHaveDuplicates().isSorted();
             // The grant log keeps the newest KEEP_PER_LOCK per lock.
