@@ -30,8 +30,13 @@ final class GrantLog {
     private static final int CACHE_ENTRIES = 4096;
     /** A grant node's data once its lease was released; empty while live or after an involuntary end. */
     static final byte[] RELEASED = "released".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    /** A lock node's data while its mzxid is a granted token not yet logged as a grant node. */
-    static final byte[] GRANT_AT_MZXID = "fg-grant-at-mzxid".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    /**
+     * A lock node's data while its mzxid is a granted token not yet logged as a grant node. Longer
+     * than any lock-delay mark (at most 59 bytes), so a queue listing's {@code dataLength} tells
+     * the two apart without a read.
+     */
+    static final byte[] GRANT_AT_MZXID = "fg-grant-at-mzxid:the-lock-node-mzxid-is-a-granted-token-not-yet-logged"
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final CuratorFramework client;
     private final AsyncZk zk;

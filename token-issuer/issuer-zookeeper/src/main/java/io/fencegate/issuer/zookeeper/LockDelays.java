@@ -23,8 +23,8 @@ import org.apache.zookeeper.data.Stat;
  * </ul>
  *
  * Locks never granted with a delay have an empty lock node (or one recording a grant, {@link
- * GrantLog#GRANT_AT_MZXID}): the acquirer sees {@code dataLength} 0 in the queue listing's stat
- * and pays no extra read. A write here first logs a grant the lock node records, and in ZXID mode
+ * GrantLog#GRANT_AT_MZXID}, whose length no mark has): the acquirer sees that {@code dataLength}
+ * in the queue listing's stat and pays no extra read. A write here first logs a grant the lock node records, and in ZXID mode
  * never leaves a mark at version {@link UncontendedGrant#EMPTY_AFTER_RELEASE}, the version at
  * which {@link UncontendedGrant} may re-create the lock node from what it remembers (a lock node
  * swept and re-created since must not pass for the empty one it remembers).
@@ -68,7 +68,7 @@ final class LockDelays {
      * Answers -1 when there is no mark at all (nothing to clear later).
      */
     CompletableFuture<Long> remainingMs(String lock, Stat lockStat) {
-        if (lockStat != null && lockStat.getDataLength() == 0) {
+        if (lockStat != null && (lockStat.getDataLength() == 0 || lockStat.getDataLength() == GrantLog.GRANT_AT_MZXID.length)) {
             return CompletableFuture.completedFuture(-1L);
         }
         String path = parts.nodes().lockPath(lock);

@@ -4,6 +4,7 @@ import io.fencegate.issuer.backend.LruMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -34,7 +35,8 @@ import org.apache.zookeeper.data.Stat;
  * queue path (the token, the sequence, is only known once the transaction applied).
  *
  * <p>Which version a lock node has with empty data is known from the last release through this
- * issuer ({@link #emptyAt}), otherwise read first. In ZXID mode such a cached version is always
+ * issuer ({@link #emptyAt}), otherwise read first; a lock found in use goes straight to the queue
+ * for a moment ({@link #BUSY_NANOS}), so contention costs no extra request. In ZXID mode such a cached version is always
  * {@link #EMPTY_AFTER_RELEASE}, and {@link LockDelays} never leaves a mark at that version, so a
  * lock node removed by the idle sweeper and re-created since can never pass the version check
  * with a mark this issuer would erase.
@@ -56,6 +58,12 @@ final class UncontendedGrant {
     static final int EMPTY_AFTER_RELEASE = 2;
     private static final byte[] EMPTY = new byte[0];
     private static final int CACHE_ENTRIES = 4096;
+    /**
+     * How long a lock found in use goes straight to the queue: under contention an attempt costs a
+     * read (or a refused transaction) and never succeeds. Short, so a lock freed elsewhere soon
+     * gets its one-trip grants back.
+     */
+    private static final long BUSY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** What one attempt found. */
     sealed interface Outcome { }
@@ -66,11 +74,18 @@ final class UncontendedGrant {
     /** CVERSION only: the new lease node is queued behind others. */
     record Queued(String path) implements Outcome { }
 
-    /** Nothing was tried: the lock is in use or in a state only the queue path handles. */
-    record NotApplied() implements Outcome { }
+    /** Nothing was tried: the lock is in use ({@code inUse}) or in a state only the queue path handles. */
+    record NotApplied(boolean inUse) implements Outcome { }
 
-    /** Refused, or the answer was lost: the transaction may have applied; look for the protected id. */
-    record Unknown(Throwable cause) implements Outcome { }
+    /**
+     * Refused ({@code code}; null if no answer came), or the answer was lost: the transaction may
+     * have applied; look for the protected id.
+     */
+    record Unknown(Code code, Throwable cause) implements Outcome {
+        Unknown(Throwable cause) {
+            this(null, cause);
+        }
+    }
 
     private final IssuerParts parts;
     private final TokenModeMarker modeMarker;
@@ -78,6 +93,8 @@ final class UncontendedGrant {
     volatile java.util.function.UnaryOperator<CuratorEvent> answers = java.util.function.UnaryOperator.identity();
     /** Lock to the version at which its node was seen with empty data and no children, after a release here. */
     private final Map<String, Integer> emptyAt = LruMap.synchronizedOf(CACHE_ENTRIES);
+    /** Lock to when (System.nanoTime) an attempt here last found it in use. */
+    private final Map<String, Long> busySince = LruMap.synchronizedOf(CACHE_ENTRIES);
 
     UncontendedGrant(IssuerParts parts, TokenModeMarker modeMarker) {
         this.parts = parts;
@@ -119,6 +136,7 @@ final class UncontendedGrant {
                         if (oneTrip && stat != null && result.getForPath().equals(parts.nodes().lockPath(lock))
                                 && stat.getNumChildren() == 0) {
                             emptyAt.put(lock, stat.getVersion());
+                            busySince.remove(lock);
                         }
                     }
                     return true;
@@ -132,13 +150,27 @@ final class UncontendedGrant {
      */
     CompletableFuture<Outcome> attempt(String lock, String protectedId, byte[] leaseData) {
         Integer cached = emptyAt.remove(lock);
+        if (cached == null && recentlyBusy(lock)) {
+            return CompletableFuture.completedFuture(new NotApplied(true));
+        }
         CompletableFuture<Outcome> outcome = cached != null
                 ? transact(lock, protectedId, leaseData, cached)
                 : readLock(lock).thenCompose(read -> read == null ? transact(lock, protectedId, leaseData, null)
-                        : !usable(read) ? CompletableFuture.completedFuture(new NotApplied())
+                        : !usable(read) ? CompletableFuture.completedFuture(new NotApplied(read.getStat().getNumChildren() > 0))
                         : logGrantOnLockNode(lock, read).thenCompose(v ->
                                 transact(lock, protectedId, leaseData, read.getStat().getVersion())));
-        return outcome.exceptionally(Unknown::new);
+        return outcome.exceptionally(Unknown::new).thenApply(found -> {
+            if (found instanceof Queued || found instanceof NotApplied n && n.inUse()
+                    || found instanceof Unknown u && u.code() == Code.NOTEMPTY) {
+                busySince.put(lock, System.nanoTime());
+            }
+            return found;
+        });
+    }
+
+    private boolean recentlyBusy(String lock) {
+        Long since = busySince.get(lock);
+        return since != null && System.nanoTime() - since < BUSY_NANOS;
     }
 
     /** Empty data or an unlogged grant (logged before the node is rewritten), and nobody queued. */
@@ -164,7 +196,7 @@ final class UncontendedGrant {
     /** {@code version} null: the lock node does not exist (ZXID creates it; CVERSION leaves that to the queue path). */
     private CompletableFuture<Outcome> transact(String lock, String protectedId, byte[] leaseData, Integer version) {
         if (version == null && parts.mode() == TokenMode.CVERSION) {
-            return CompletableFuture.completedFuture(new NotApplied());
+            return CompletableFuture.completedFuture(new NotApplied(false));
         }
         String lockPath = parts.nodes().lockPath(lock);
         String leasePath = ProtectedUtils.toProtectedZNodePath(parts.nodes().leasePathPrefix(lock), protectedId);
@@ -209,6 +241,6 @@ final class UncontendedGrant {
         }
         // Even a refusal (NOTEMPTY, BADVERSION) may answer Curator's retry of a transaction whose
         // first answer was lost after it applied: only a look for the protected id tells.
-        return new Unknown(AsyncZk.unexpected("grant transaction", event));
+        return new Unknown(code, AsyncZk.unexpected("grant transaction", event));
     }
 }
