@@ -51,6 +51,10 @@ final class GrantLog {
         this.nodes = nodes;
     }
 
+    /**
+     * Writes a grant node (already there is fine): before a grant is answered, or, for a grant
+     * the lock node records ({@link #GRANT_AT_MZXID}), before that lock node is rewritten.
+     */
     CompletableFuture<Void> record(String lock, long token) {
         String path = nodes.grantPath(lock, token);
         return zk.call("record grant " + token, cb -> client.create().creatingParentsIfNeeded()
@@ -122,23 +126,6 @@ final class GrantLog {
                         return true;
                     }
                     return false;
-                });
-    }
-
-    /**
-     * Writes the grant node of a grant the lock node records ({@link #GRANT_AT_MZXID}), before that
-     * lock node is rewritten. Already there is fine.
-     */
-    CompletableFuture<Void> logFromLockNode(String lock, long token) {
-        String path = nodes.grantPath(lock, token);
-        return zk.call("log grant " + token, cb -> client.create().creatingParentsIfNeeded()
-                        .withMode(CreateMode.PERSISTENT).inBackground(cb).forPath(path, new byte[0]))
-                .thenApply(event -> {
-                    Code code = AsyncZk.code(event);
-                    if (code != Code.OK && code != Code.NODEEXISTS) {
-                        throw AsyncZk.unexpected("log grant", event);
-                    }
-                    return null;
                 });
     }
 

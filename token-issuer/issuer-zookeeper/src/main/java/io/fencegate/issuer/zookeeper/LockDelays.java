@@ -124,7 +124,7 @@ final class LockDelays {
                         throw new io.fencegate.issuer.IssuerUnavailableException("lock node " + path + " vanished under a lease");
                     }
                     CompletableFuture<Void> logged = GrantLog.isGrantAtMzxid(read.getData())
-                            ? parts.grants().logFromLockNode(lock, read.getStat().getMzxid())
+                            ? parts.grants().record(lock, read.getStat().getMzxid())
                             : CompletableFuture.completedFuture(null);
                     return logged.thenCompose(v -> writeAt(path, data, read.getStat().getVersion()));
                 })

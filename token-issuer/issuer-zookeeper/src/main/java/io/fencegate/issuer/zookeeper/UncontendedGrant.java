@@ -183,7 +183,7 @@ final class UncontendedGrant {
 
     private CompletableFuture<Void> logGrantOnLockNode(String lock, CuratorEvent read) {
         return GrantLog.isGrantAtMzxid(read.getData())
-                ? parts.grants().logFromLockNode(lock, read.getStat().getMzxid())
+                ? parts.grants().record(lock, read.getStat().getMzxid())
                 : CompletableFuture.completedFuture(null);
     }
 

@@ -16,15 +16,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.curator.retry.RetryNTimes;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException.Code;
 import org.junit.jupiter.api.AfterEach;
@@ -42,28 +39,25 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(120)
 class UncontendedGrantLostAnswerIT {
 
-    private TestingServer server;
+    private EngineTestbed bed;
     private CuratorFramework client;
-    private ScheduledThreadPoolExecutor scheduler;
+    private TestingServer server;
     private final String root = "/fencegate-lost-" + UUID.randomUUID().toString().substring(0, 8);
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestingServer(true);
-        client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryNTimes(3, 100));
-        client.start();
-        scheduler = new ScheduledThreadPoolExecutor(1);
+        bed = new EngineTestbed();
+        client = bed.client;
+        server = bed.server;
     }
 
     @AfterEach
     void stop() throws Exception {
-        scheduler.shutdownNow();
-        client.close();
-        server.close();
+        bed.close();
     }
 
     private IssuerParts parts(TokenMode mode) {
-        return TestParts.of(client, scheduler, root, mode);
+        return bed.parts(root, mode);
     }
 
     /** What the client reports when the connection drops before an answer arrives. */
