@@ -24,6 +24,9 @@ import org.apache.zookeeper.data.Stat;
  * herd. No thread waits: ZooKeeper's callbacks and watches drive the steps, and the wait deadline
  * is a scheduler task. Curator's own mutex blocks a thread per waiter and binds the lock to it,
  * and its parents are CONTAINER nodes; neither fits leases with tokens.
+ *
+ * <p>First, unless the acquire has a lock-delay, it tries the lock in one round trip ({@link
+ * UncontendedGrant}); whatever that cannot settle, it leaves to the queue.
  */
 final class Acquisition {
 
@@ -40,6 +43,14 @@ final class Acquisition {
     private final long waitMs;
     private final long lockDelayMs;
     private final LockDelays delays;
+    /** Null: straight to the queue. */
+    private final UncontendedGrant uncontended;
+    /** Names the lease node of the one-round-trip attempt, so a lost answer can be looked up. */
+    private final String protectedId = java.util.UUID.randomUUID().toString();
+    /** That attempt may have created a node whose path this acquire does not know (yet). */
+    private volatile boolean attemptUnresolved;
+    /** The expiry that attempt wrote into the lease node. */
+    private volatile long writtenExpiresAt;
     /** The head of the queue found a lock-delay mark: a grant without a delay clears it. */
     private volatile boolean markSeen;
     private final String secret = LeaseIdFormat.newSecret();
@@ -54,17 +65,22 @@ final class Acquisition {
     /** Test hook: runs when a grant failed, after it was made final, before the acquire answers. */
     volatile Runnable afterGrantFailed = () -> { };
 
+    /** The queue path alone (tests of its grant step). */
     Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs) {
-        this(parts, lock, ttlMs, waitMs, 0, new LockDelays(parts));
+        this(parts, lock, ttlMs, waitMs, 0, new LockDelays(parts), null);
     }
 
-    Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs, long lockDelayMs, LockDelays delays) {
+    Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs, long lockDelayMs, LockDelays delays,
+                UncontendedGrant uncontended) {
         this.parts = parts;
         this.lock = lock;
         this.ttlMs = ttlMs;
         this.waitMs = waitMs;
         this.lockDelayMs = lockDelayMs;
         this.delays = delays;
+        // A lock-delay is judged at the head of the queue. A CVERSION node would spend a token on a
+        // held lock, which a zero wait must not: it looks first, on the queue path.
+        this.uncontended = lockDelayMs == 0 && (waitMs > 0 || parts.mode() == TokenMode.ZXID) ? uncontended : null;
     }
 
     CompletableFuture<Optional<Lease>> start() {
@@ -78,24 +94,123 @@ final class Acquisition {
                 fail(new IssuerUnavailableException("ZooKeeper lease issuer closed", e));
                 return result;
             }
-            create();
+        }
+        if (uncontended != null) {
+            tryUncontended();
         } else {
-            // wait=0 on a held lock is the common refusal: answer it with one read, no node, no token spent.
-            String lockPath = parts.nodes().lockPath(lock);
-            parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath))
-                    .whenComplete((event, error) -> {
-                        if (error != null) {
-                            fail(error);
-                        } else if (AsyncZk.code(event) == Code.OK && !LockNodes.queue(event.getChildren()).isEmpty()) {
-                            giveUp();
-                        } else if (AsyncZk.code(event) == Code.OK || AsyncZk.code(event) == Code.NONODE) {
-                            create();
-                        } else {
-                            fail(AsyncZk.unexpected("list lock queue", event));
-                        }
-                    });
+            enterQueue(false);
         }
         return result;
+    }
+
+    /**
+     * Joins the queue. A zero wait first looks, unless {@code looked} already: wait=0 on a held lock
+     * is the common refusal, answered with one read, no node, no token spent.
+     */
+    private void enterQueue(boolean looked) {
+        if (waitMs > 0 || looked) {
+            create();
+            return;
+        }
+        listQueue().whenComplete((queue, error) -> {
+            if (error != null) {
+                fail(error);
+            } else if (!LockNodes.queue(queue).isEmpty()) {
+                giveUp();
+            } else {
+                create();
+            }
+        });
+    }
+
+    /** The lock node's children; none if it does not exist. */
+    private CompletableFuture<List<String>> listQueue() {
+        String lockPath = parts.nodes().lockPath(lock);
+        return parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath))
+                .thenApply(event -> switch (AsyncZk.code(event)) {
+                    case OK -> event.getChildren();
+                    case NONODE -> List.<String>of();
+                    default -> throw AsyncZk.unexpected("list lock queue", event);
+                });
+    }
+
+    private void tryUncontended() {
+        writtenExpiresAt = parts.clock().millis() + ttlMs;
+        byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, writtenExpiresAt, lock, lockDelayMs).toBytes();
+        attemptUnresolved = true;
+        CompletableFuture<UncontendedGrant.Outcome> answer = uncontended.attempt(lock, protectedId, data);
+        answer.thenAccept(late -> {
+            if (abandoned) {
+                discard(late); // answered already (timed out, closed): a late node would block the queue
+            }
+        });
+        parts.zk().bounded("grant " + lock, answer).whenComplete((outcome, error) -> {
+            if (error != null) {
+                fail(error);
+            } else if (outcome instanceof UncontendedGrant.Granted granted) {
+                if (adopt(granted.path())) {
+                    createStat.setCzxid(granted.czxid());
+                    grant(true, granted.lockVersion());
+                }
+            } else if (outcome instanceof UncontendedGrant.Queued queued) {
+                if (adopt(queued.path())) {
+                    checkPosition();
+                }
+            } else if (outcome instanceof UncontendedGrant.NotApplied) {
+                attemptUnresolved = false;
+                enterQueue(false);
+            } else {
+                recover();
+            }
+        });
+    }
+
+    /** Our node's path is known; false if this acquire was answered meanwhile (then the node goes). */
+    private boolean adopt(String path) {
+        ourPath = path;
+        attemptUnresolved = false;
+        if (abandoned) {
+            parts.deleteGuaranteed(path);
+            return false;
+        }
+        return true;
+    }
+
+    private void discard(UncontendedGrant.Outcome late) {
+        if (late instanceof UncontendedGrant.Granted granted) {
+            parts.deleteGuaranteed(granted.path());
+        } else if (late instanceof UncontendedGrant.Queued queued) {
+            parts.deleteGuaranteed(queued.path());
+        } else if (late instanceof UncontendedGrant.Unknown) {
+            parts.deleteProtected(parts.nodes().lockPath(lock), protectedId);
+        }
+    }
+
+    /**
+     * The attempt's answer was a refusal or lost: look for our protected id. Found, the transaction
+     * applied (all of it) and our node is queued, maybe first; not found, it did not, and since
+     * ZooKeeper answered, it never will: join the queue as usual.
+     */
+    private void recover() {
+        listQueue().whenComplete((children, error) -> {
+            if (error != null) {
+                fail(error);
+                return;
+            }
+            java.util.Optional<String> ours = LockNodes.withProtectedId(children, protectedId);
+            if (ours.isPresent()) {
+                if (adopt(parts.nodes().lockPath(lock) + "/" + ours.get())) {
+                    checkPosition();
+                }
+            } else {
+                attemptUnresolved = false;
+                if (waitMs == 0 && !LockNodes.queue(children).isEmpty()) {
+                    giveUp();
+                } else {
+                    enterQueue(true);
+                }
+            }
+        });
     }
 
     /** Ends a pending acquire because the issuer closes. */
@@ -217,6 +332,15 @@ final class Acquisition {
 
     /** Package-private so a test can play a watcher whose queue check found this node first. */
     void grant() {
+        grant(false, -1);
+    }
+
+    /**
+     * @param inOneTrip   granted by {@link UncontendedGrant}'s transaction, which in ZXID mode also
+     *                    recorded the grant on the lock node
+     * @param lockVersion the lock node's version after that transaction; -1 if unknown
+     */
+    private void grant(boolean inOneTrip, int lockVersion) {
         if (!state.compareAndSet(State.WAITING, State.GRANTING)) {
             return;
         }
@@ -233,14 +357,22 @@ final class Acquisition {
                             }
                             return event.getStat();
                         });
-        long expiresAt = parts.clock().millis() + ttlMs;
+        // In one trip the node's expiry was written in the same transaction: answer that one.
+        long expiresAt = inOneTrip ? writtenExpiresAt : parts.clock().millis() + ttlMs;
         statReady.thenCompose(s -> {
             long token = parts.mode().tokenOf(s, LockNodes.nameOf(ourPath));
             Lease lease = new Lease(lock, LeaseIds.FORMAT.format(ourPath, secret), token, expiresAt);
             CompletableFuture<Void> expirySet = waited ? writeExpiry(expiresAt) : CompletableFuture.completedFuture(null);
             // The grant is durable before the holder learns its token, so wasGranted never says
             // no to a token that was handed out.
-            return expirySet.thenCompose(v -> parts.grants().record(lock, token))
+            CompletableFuture<Void> recorded;
+            if (inOneTrip && parts.mode() == TokenMode.ZXID) {
+                parts.grants().known(lock, token);
+                recorded = CompletableFuture.completedFuture(null);
+            } else {
+                recorded = expirySet.thenCompose(v -> parts.grants().record(lock, token));
+            }
+            return recorded
                     .thenCompose(v -> lockDelayMs > 0 ? delays.mark(lock, new LockDelays.Mark(token, lockDelayMs, expiresAt))
                             : markSeen ? delays.clear(lock) : CompletableFuture.<Void>completedFuture(null))
                     .thenApply(v -> lease);
@@ -253,7 +385,7 @@ final class Acquisition {
                 }
                 return;
             }
-            parts.held().add(lease, ourPath);
+            parts.held().add(lease, ourPath, waited ? 1 : 0, lockVersion, lockDelayMs);
             state.compareAndSet(State.GRANTING, State.DONE); // only this grant holds GRANTING
             if (!result.complete(Optional.of(lease))) {
                 // Closed while granting.
@@ -277,12 +409,19 @@ final class Acquisition {
 
     private void giveUp() {
         if (state.compareAndSet(State.WAITING, State.DONE)) {
-            abandoned = true;
-            cancelDeadline();
-            if (ourPath != null) {
-                parts.deleteGuaranteed(ourPath);
-            }
+            removeOurNode();
             result.complete(Optional.empty());
+        }
+    }
+
+    /** Marks this acquire answered and deletes its node, found by path or, if still unknown, by protected id. */
+    private void removeOurNode() {
+        abandoned = true;
+        cancelDeadline();
+        if (ourPath != null) {
+            parts.deleteGuaranteed(ourPath);
+        } else if (attemptUnresolved) {
+            parts.deleteProtected(parts.nodes().lockPath(lock), protectedId);
         }
     }
 
@@ -294,11 +433,7 @@ final class Acquisition {
 
     /** Answers with {@code error} and removes our node; only the caller that moved the state to DONE. */
     private void end(Throwable error) {
-        abandoned = true;
-        cancelDeadline();
-        if (ourPath != null) {
-            parts.deleteGuaranteed(ourPath);
-        }
+        removeOurNode();
         result.completeExceptionally(error instanceof java.util.concurrent.CompletionException c && c.getCause() != null
                 ? c.getCause() : error);
     }

@@ -69,6 +69,15 @@ final class AsyncZk {
         return view;
     }
 
+    /** A read's answer, or null if the node does not exist. */
+    CompletableFuture<CuratorEvent> readIfExists(String what, Call call) {
+        return call(what, call).thenApply(event -> switch (code(event)) {
+            case OK -> event;
+            case NONODE -> null;
+            default -> throw unexpected(what, event);
+        });
+    }
+
     static KeeperException.Code code(CuratorEvent event) {
         return KeeperException.Code.get(event.getResultCode());
     }

@@ -2,19 +2,26 @@ package io.fencegate.issuer.zookeeper;
 
 import io.fencegate.issuer.backend.KnownGrants;
 import io.fencegate.issuer.backend.LruMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 
 /**
- * Durable record of granted tokens, for {@link ZooKeeperLeaseIssuer#wasGranted}. Each grant is a
- * PERSISTENT node written before the lease is answered, so every instance on the ensemble, and
- * every restart, knows it. The most recent {@link #KEEP_PER_LOCK} per lock are kept; forgetting
- * older ones only makes a store refuse a very old token, which is safe.
+ * Durable record of granted tokens, for {@link ZooKeeperLeaseIssuer#wasGranted}. Every grant is
+ * durable before the lease is answered, so every instance on the ensemble, and every restart,
+ * knows it. A grant is either a PERSISTENT node {@code root/grants/<lock>/<token>}, or, for the
+ * newest grant of a lock taken in one round trip ({@link UncontendedGrant}, ZXID mode), the lock
+ * node itself: its data is {@link #GRANT_AT_MZXID} and its mzxid is the token (the lease node was
+ * created in the same transaction, so its czxid is that zxid). Whoever rewrites such a lock node
+ * first logs that grant as a node, in the same transaction or before. The most recent {@link
+ * #KEEP_PER_LOCK} grant nodes per lock are kept; forgetting older ones only makes a store refuse
+ * a very old token, which is safe.
  */
 final class GrantLog {
 
@@ -22,7 +29,14 @@ final class GrantLog {
     private static final int PRUNE_EVERY = 100;
     private static final int CACHE_ENTRIES = 4096;
     /** A grant node's data once its lease was released; empty while live or after an involuntary end. */
-    private static final byte[] RELEASED = "released".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] RELEASED = "released".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    /**
+     * A lock node's data while its mzxid is a granted token not yet logged as a grant node. Longer
+     * than any lock-delay mark (at most 59 bytes), so a queue listing's {@code dataLength} tells
+     * the two apart without a read.
+     */
+    static final byte[] GRANT_AT_MZXID = "fg-grant-at-mzxid:the-lock-node-mzxid-is-a-granted-token-not-yet-logged"
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final CuratorFramework client;
     private final AsyncZk zk;
@@ -37,6 +51,10 @@ final class GrantLog {
         this.nodes = nodes;
     }
 
+    /**
+     * Writes a grant node (already there is fine): before a grant is answered, or, for a grant
+     * the lock node records ({@link #GRANT_AT_MZXID}), before that lock node is rewritten.
+     */
     CompletableFuture<Void> record(String lock, long token) {
         String path = nodes.grantPath(lock, token);
         return zk.call("record grant " + token, cb -> client.create().creatingParentsIfNeeded()
@@ -46,12 +64,27 @@ final class GrantLog {
                     if (code != Code.OK && code != Code.NODEEXISTS) {
                         throw AsyncZk.unexpected("record grant", event);
                     }
-                    known.add(lock, token);
-                    if (grantsSincePrune.computeIfAbsent(lock, l -> new AtomicInteger()).incrementAndGet() % PRUNE_EVERY == 0) {
-                        prune(lock);
-                    }
+                    logged(lock, token);
                     return null;
                 });
+    }
+
+    /** A grant node for {@code token} was written (here, or in a release's transaction). */
+    void logged(String lock, long token) {
+        known.add(lock, token);
+        if (grantsSincePrune.computeIfAbsent(lock, l -> new AtomicInteger()).incrementAndGet() % PRUNE_EVERY == 0) {
+            prune(lock);
+        }
+    }
+
+    /** True if a lock node's data says its mzxid is a grant not yet logged as a node. */
+    static boolean isGrantAtMzxid(byte[] lockData) {
+        return java.util.Arrays.equals(lockData, GRANT_AT_MZXID);
+    }
+
+    /** Learnt from a successful transaction: a "yes" needs no read later. */
+    void known(String lock, long token) {
+        known.add(lock, token);
     }
 
     CompletableFuture<Boolean> wasGranted(String lock, long token) {
@@ -61,6 +94,14 @@ final class GrantLog {
         if (known.contains(lock, token)) {
             return CompletableFuture.completedFuture(true);
         }
+        // Node, then lock node, then node again: a grant leaves the lock node only after (or in the
+        // same transaction as) its node was written, so one of the three reads sees it.
+        return logContains(lock, token).thenCompose(logged -> logged ? CompletableFuture.completedFuture(true)
+                : atLockNode(lock, token).thenCompose(there -> there ? CompletableFuture.completedFuture(true)
+                        : logContains(lock, token)));
+    }
+
+    private CompletableFuture<Boolean> logContains(String lock, long token) {
         String path = nodes.grantPath(lock, token);
         return zk.call("check grant " + token, cb -> client.checkExists().inBackground(cb).forPath(path))
                 .thenApply(event -> {
@@ -76,6 +117,18 @@ final class GrantLog {
                 });
     }
 
+    private CompletableFuture<Boolean> atLockNode(String lock, long token) {
+        String path = nodes.lockPath(lock);
+        return zk.readIfExists("read lock " + path, cb -> client.getData().inBackground(cb).forPath(path))
+                .thenApply(event -> {
+                    if (event != null && isGrantAtMzxid(event.getData()) && event.getStat().getMzxid() == token) {
+                        known.add(lock, token);
+                        return true;
+                    }
+                    return false;
+                });
+    }
+
     /**
      * Marks a grant as ended by release, before its lease node is deleted, so a watcher that sees
      * the node gone can tell a release from an expiry or a lost session (and lock-delay can skip a
@@ -86,13 +139,22 @@ final class GrantLog {
     CompletableFuture<Void> markReleased(String lock, long token) {
         String path = nodes.grantPath(lock, token);
         return zk.call("mark released " + token, cb -> client.setData().inBackground(cb).forPath(path, RELEASED))
-                .thenApply(event -> {
+                .thenCompose(event -> {
                     Code code = AsyncZk.code(event);
-                    // NONODE: the grant was pruned long ago; nothing to mark.
-                    if (code != Code.OK && code != Code.NONODE) {
+                    if (code == Code.NONODE) {
+                        // Recorded on its lock node only (a one-round-trip grant): log it as released.
+                        return zk.call("log released " + token, cb -> client.create().creatingParentsIfNeeded()
+                                .withMode(CreateMode.PERSISTENT).inBackground(cb).forPath(path, RELEASED))
+                                .thenCompose(created -> switch (AsyncZk.code(created)) {
+                                    case OK -> CompletableFuture.<Void>completedFuture(null);
+                                    case NODEEXISTS -> markReleased(lock, token); // logged meanwhile
+                                    default -> CompletableFuture.<Void>failedFuture(AsyncZk.unexpected("log released", created));
+                                });
+                    }
+                    if (code != Code.OK) {
                         throw AsyncZk.unexpected("mark released", event);
                     }
-                    return null;
+                    return CompletableFuture.<Void>completedFuture(null);
                 });
     }
 
@@ -111,7 +173,11 @@ final class GrantLog {
                 });
     }
 
-    /** Best effort, in the background: a failed prune is retried after the next PRUNE_EVERY grants. */
+    /**
+     * Best effort, in the background and batched (one list, one transaction of deletes every
+     * PRUNE_EVERY grants), so it costs the hot path nothing; a failed prune is retried after the
+     * next PRUNE_EVERY grants.
+     */
     private void prune(String lock) {
         String parent = nodes.grantsPath(lock);
         zk.call("list grants", cb -> client.getChildren().inBackground(cb).forPath(parent)).thenAccept(event -> {
@@ -121,12 +187,14 @@ final class GrantLog {
             }
             // Zero-padded names sort like their tokens.
             List<String> sorted = children.stream().sorted().toList();
-            for (String old : sorted.subList(0, sorted.size() - KEEP_PER_LOCK)) {
-                try {
-                    client.delete().inBackground().forPath(parent + "/" + old);
-                } catch (Exception e) {
-                    return;
+            List<CuratorOp> deletes = new ArrayList<>();
+            try {
+                for (String old : sorted.subList(0, sorted.size() - KEEP_PER_LOCK)) {
+                    deletes.add(client.transactionOp().delete().forPath(parent + "/" + old));
                 }
+                client.transaction().inBackground().forOperations(deletes);
+            } catch (Exception e) {
+                // client closed: the next prune tries again
             }
         });
     }

@@ -41,11 +41,28 @@ final class HeldLeases {
     private static final class Held {
         volatile Lease lease;
         volatile ScheduledFuture<?> timer;
+        /** The lease node's data version as last written or read here. */
+        volatile int nodeVersion;
+        final int lockVersion;
+        final long lockDelayMs;
 
-        Held(Lease lease) {
+        Held(Lease lease, int nodeVersion, int lockVersion, long lockDelayMs) {
             this.lease = lease;
+            this.nodeVersion = nodeVersion;
+            this.lockVersion = lockVersion;
+            this.lockDelayMs = lockDelayMs;
         }
     }
+
+    /**
+     * What a release through the granting issuer needs without reading the lease node first.
+     *
+     * @param nodeVersion the lease node's data version as this issuer knows it: a release deletes
+     *                    at it, so a renew elsewhere (or an expiry) makes it fail rather than act on
+     *                    stale knowledge
+     * @param lockVersion the lock node's version after a one-round-trip grant, else -1
+     */
+    record Releasable(Lease lease, String path, int nodeVersion, int lockVersion) { }
 
     HeldLeases(CuratorFramework client, AsyncZk zk, ScheduledExecutorService scheduler, Clock clock) {
         this.client = client;
@@ -58,10 +75,33 @@ final class HeldLeases {
         listeners.add(listener);
     }
 
-    void add(Lease lease, String path) {
-        Held held = new Held(lease);
+    /**
+     * @param nodeVersion the lease node's data version now
+     * @param lockVersion the lock node's version after a one-round-trip grant, else -1
+     */
+    void add(Lease lease, String path, int nodeVersion, int lockVersion, long lockDelayMs) {
+        Held held = new Held(lease, nodeVersion, lockVersion, lockDelayMs);
         byPath.put(path, held);
         schedule(path, held, lease.expiresAt() - clock.millis());
+    }
+
+    /** A lease granted here, with that id, without a lock-delay and not past its expiry; else empty. */
+    Optional<Releasable> releasable(String path, String leaseId) {
+        Held held = byPath.get(path);
+        if (held == null || held.lockDelayMs != 0 || !held.lease.leaseId().equals(leaseId)
+                || held.lease.expiresAt() <= clock.millis()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Releasable(held.lease, path, held.nodeVersion, held.lockVersion));
+    }
+
+    /** A renew through this issuer wrote the lease node. */
+    void renewed(String path, int nodeVersion, long expiresAt) {
+        Held held = byPath.get(path);
+        if (held != null) {
+            held.nodeVersion = nodeVersion;
+            held.lease = held.lease.withExpiresAt(expiresAt);
+        }
     }
 
     /** Released (here or elsewhere): no longer ours to expire, nobody to tell. */
@@ -119,6 +159,7 @@ final class HeldLeases {
             long now = clock.millis();
             if (data.get().expiresAt() > now) {
                 held.lease = held.lease.withExpiresAt(data.get().expiresAt());
+                held.nodeVersion = event.getStat().getVersion();
                 schedule(path, held, data.get().expiresAt() - now);
                 return;
             }

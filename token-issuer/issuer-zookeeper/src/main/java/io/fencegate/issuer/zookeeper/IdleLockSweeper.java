@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * puts the lock back for another {@code idleFor}, counted from when this sweeper first saw it.
  * Why elapsed time on this process's monotonic clock: comparing a grant's ZooKeeper {@code ctime}
  * with this host's wall clock deleted fresh grants whenever the clock ran ahead, and their live
- * holders got 403. Only grants seen are deleted; parents are deleted without force, so a lock
- * taken again meanwhile fails the delete ({@code NOTEMPTY}) and keeps its nodes. Forgetting a
+ * holders got 403. Only grants seen are deleted (a grant recorded on the lock node counts as seen
+ * there); parents are deleted without force, and the lock node at the version read, so a lock
+ * taken again meanwhile fails the delete ({@code NOTEMPTY}, {@code BADVERSION}) and keeps its nodes. Forgetting a
  * grant is safe: {@code wasGranted} then answers false, which refuses the writes of a holder whose
  * lease ended long ago (403 instead of 409).
  *
@@ -118,13 +120,25 @@ final class IdleLockSweeper {
     private CompletableFuture<Void> sweep(String lock, Due due) {
         String lockPath = parts.nodes().lockPath(lock);
         // Fails on a root pinned to the other mode: nothing is deleted then.
-        return modeMarker.ensure().thenCompose(modeOk -> children(lockPath)).thenCompose(queued -> {
-            if (queued != null && !queued.isEmpty()) {
+        return modeMarker.ensure().thenCompose(modeOk -> readLock(lockPath)).thenCompose(read -> {
+            Stat stat = read == null ? null : read.getStat();
+            if (stat != null && stat.getNumChildren() > 0) {
                 return done(); // in use: its lease's end brings it back here
             }
-            return forgetGrants(lock, due).thenCompose(forgotten -> forgotten && parts.mode() == TokenMode.ZXID
-                    ? deleteIfEmpty(lockPath) : done());
+            if (stat != null && GrantLog.isGrantAtMzxid(read.getData())
+                    && LockNodes.grantName(stat.getMzxid()).compareTo(due.idleGrant()) > 0) {
+                seenNewGrant(lock, LockNodes.grantName(stat.getMzxid())); // a newer grant, recorded on the lock node
+                return done();
+            }
+            // At the version read: a lock node granted again meanwhile is not deleted.
+            return forgetGrants(lock, due).thenCompose(forgotten -> forgotten && stat != null && parts.mode() == TokenMode.ZXID
+                    ? deleteIfEmpty(lockPath, stat.getVersion()) : done());
         });
+    }
+
+    /** The lock node's data and stat, or null if it is gone. */
+    private CompletableFuture<CuratorEvent> readLock(String lockPath) {
+        return parts.zk().readIfExists("read " + lockPath, cb -> parts.client().getData().inBackground(cb).forPath(lockPath));
     }
 
     /** Deletes the lock's grants unless one is newer than the grant known idle; true if none is left. */
@@ -172,13 +186,18 @@ final class IdleLockSweeper {
 
     /** Deletes a node unless it has children (or is gone already): never forces anything. */
     private CompletableFuture<Void> deleteIfEmpty(String path) {
-        return parts.zk().call("delete " + path, cb -> parts.client().delete().inBackground(cb).forPath(path))
+        return deleteIfEmpty(path, -1);
+    }
+
+    /** ... and, unless {@code version} is -1, only at that version. */
+    private CompletableFuture<Void> deleteIfEmpty(String path, int version) {
+        return parts.zk().call("delete " + path, cb -> parts.client().delete().withVersion(version).inBackground(cb).forPath(path))
                 .thenApply(IdleLockSweeper::ignoreBenign);
     }
 
     private static Void ignoreBenign(CuratorEvent event) {
         Code code = AsyncZk.code(event);
-        if (code != Code.OK && code != Code.NONODE && code != Code.NOTEMPTY) {
+        if (code != Code.OK && code != Code.NONODE && code != Code.NOTEMPTY && code != Code.BADVERSION) {
             throw AsyncZk.unexpected("delete", event);
         }
         return null;

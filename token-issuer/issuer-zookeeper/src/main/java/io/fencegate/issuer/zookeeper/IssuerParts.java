@@ -2,7 +2,9 @@ package io.fencegate.issuer.zookeeper;
 
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 
@@ -24,6 +26,28 @@ record IssuerParts(CuratorFramework client, AsyncZk zk, LockNodes nodes, TokenMo
         } catch (Exception e) {
             // Client closed: the session's end removes the ephemeral node.
         }
+    }
+
+    /**
+     * Deletes the lease node under {@code lockPath} named with {@code protectedId}, if there is one:
+     * for a transaction whose answer was lost. Retries until it knows (the session's end removes
+     * the node anyway; a closed issuer stops trying).
+     */
+    void deleteProtected(String lockPath, String protectedId) {
+        zk.call("find protected " + lockPath, cb -> client.getChildren().inBackground(cb).forPath(lockPath))
+                .whenComplete((event, error) -> {
+                    KeeperException.Code code = error == null ? AsyncZk.code(event) : KeeperException.Code.CONNECTIONLOSS;
+                    if (code == KeeperException.Code.OK) {
+                        LockNodes.withProtectedId(event.getChildren(), protectedId)
+                                .ifPresent(name -> deleteGuaranteed(lockPath + "/" + name));
+                    } else if (code != KeeperException.Code.NONODE && code != KeeperException.Code.SESSIONEXPIRED) {
+                        try {
+                            scheduler.schedule(() -> deleteProtected(lockPath, protectedId), 250, TimeUnit.MILLISECONDS);
+                        } catch (RejectedExecutionException closed) {
+                            // the issuer closed: its session's end removes the node
+                        }
+                    }
+                });
     }
 
     /** Deletes at the given version; the future holds ZooKeeper's result code. */

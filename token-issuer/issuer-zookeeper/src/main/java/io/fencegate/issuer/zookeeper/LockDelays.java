@@ -22,12 +22,18 @@ import org.apache.zookeeper.data.Stat;
  *       look.</li>
  * </ul>
  *
- * Locks never granted with a delay have an empty lock node: the acquirer sees {@code dataLength}
- * 0 in the queue listing's stat and pays no extra read.
+ * Locks never granted with a delay have an empty lock node (or one recording a grant, {@link
+ * GrantLog#GRANT_AT_MZXID}, whose length no mark has): the acquirer sees that {@code dataLength}
+ * in the queue listing's stat and pays no extra read. A write here first logs a grant the lock node records, and in ZXID mode
+ * never leaves a mark at version {@link UncontendedGrant#EMPTY_AFTER_RELEASE}, the version at
+ * which {@link UncontendedGrant} may re-create the lock node from what it remembers (a lock node
+ * swept and re-created since must not pass for the empty one it remembers).
  */
 final class LockDelays {
 
     private static final byte[] NONE = new byte[0];
+    /** A write retries this many times when another write to the lock node came between its read and its write. */
+    private static final int MAX_VERSION_RACES = 5;
 
     private final IssuerParts parts;
 
@@ -62,7 +68,7 @@ final class LockDelays {
      * Answers -1 when there is no mark at all (nothing to clear later).
      */
     CompletableFuture<Long> remainingMs(String lock, Stat lockStat) {
-        if (lockStat != null && lockStat.getDataLength() == 0) {
+        if (lockStat != null && (lockStat.getDataLength() == 0 || lockStat.getDataLength() == GrantLog.GRANT_AT_MZXID.length)) {
             return CompletableFuture.completedFuture(-1L);
         }
         String path = parts.nodes().lockPath(lock);
@@ -90,8 +96,7 @@ final class LockDelays {
     }
 
     private void pinEnd(String path, Mark ended, int version) {
-        parts.zk().call("pin lock-delay end " + path, cb -> parts.client().setData().withVersion(version)
-                .inBackground(cb).forPath(path, ended.toBytes()));
+        writeAt(path, ended.toBytes(), version);
     }
 
     /** Writes the mark of a lease granted or renewed with a delay. */
@@ -105,12 +110,45 @@ final class LockDelays {
     }
 
     private CompletableFuture<Void> write(String lock, byte[] data) {
+        return write(lock, data, 0);
+    }
+
+    private CompletableFuture<Void> write(String lock, byte[] data, int attempt) {
         String path = parts.nodes().lockPath(lock);
-        return parts.zk().call("write lock-delay " + path, cb -> parts.client().setData().inBackground(cb).forPath(path, data))
-                .thenAccept(event -> {
-                    if (AsyncZk.code(event) != Code.OK) {
-                        throw AsyncZk.unexpected("write lock-delay", event);
+        return parts.zk().readIfExists("read lock " + path, cb -> parts.client().getData().inBackground(cb).forPath(path))
+                .thenCompose(read -> {
+                    if (read == null) {
+                        if (data.length == 0) {
+                            return CompletableFuture.completedFuture(Code.OK); // nothing to clear
+                        }
+                        throw new io.fencegate.issuer.IssuerUnavailableException("lock node " + path + " vanished under a lease");
                     }
+                    CompletableFuture<Void> logged = GrantLog.isGrantAtMzxid(read.getData())
+                            ? parts.grants().record(lock, read.getStat().getMzxid())
+                            : CompletableFuture.completedFuture(null);
+                    return logged.thenCompose(v -> writeAt(path, data, read.getStat().getVersion()));
+                })
+                .thenCompose(code -> switch (code) {
+                    case OK -> CompletableFuture.<Void>completedFuture(null);
+                    case BADVERSION -> attempt < MAX_VERSION_RACES ? write(lock, data, attempt + 1)
+                            : CompletableFuture.failedFuture(new io.fencegate.issuer.IssuerUnavailableException(
+                                    "lock-delay write kept racing other writes to " + path));
+                    default -> CompletableFuture.failedFuture(new io.fencegate.issuer.IssuerUnavailableException(
+                            "ZooKeeper write lock-delay failed: " + code + " on " + path));
                 });
+    }
+
+    /** Writes at {@code version}; a mark that would land on the reserved version takes one more step. */
+    private CompletableFuture<Code> writeAt(String path, byte[] data, int version) {
+        boolean skip = data.length > 0 && parts.mode() == TokenMode.ZXID
+                && version + 1 == UncontendedGrant.EMPTY_AFTER_RELEASE;
+        if (!skip) {
+            return parts.zk().call("write lock-delay " + path, cb -> parts.client().setData().withVersion(version)
+                    .inBackground(cb).forPath(path, data)).thenApply(AsyncZk::code);
+        }
+        return parts.zk().call("write lock-delay " + path, cb -> parts.client().transaction().inBackground(cb).forOperations(
+                parts.client().transactionOp().setData().withVersion(version).forPath(path, data),
+                parts.client().transactionOp().setData().withVersion(version + 1).forPath(path, data)))
+                .thenApply(AsyncZk::code);
     }
 }

@@ -10,6 +10,7 @@ import java.util.List;
  * The znode layout under the issuer's root.
  *
  * <pre>
+ * root/locks/&lt;encoded lock&gt;                                PERSISTENT; data: a lock-delay mark, or a grant ({@link GrantLog})
  * root/locks/&lt;encoded lock&gt;/_c_&lt;uuid&gt;-lease-0000000042   EPHEMERAL_SEQUENTIAL, one per holder or waiter
  * root/grants/&lt;encoded lock&gt;/0000000004294967301           PERSISTENT, one per granted token
  * </pre>
@@ -74,6 +75,14 @@ final class LockNodes {
 
     static String nameOf(String path) {
         return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    /** The child whose name carries {@code protectedId} (Curator's protected-name format). */
+    static java.util.Optional<String> withProtectedId(List<String> children, String protectedId) {
+        return children.stream()
+                .filter(name -> org.apache.curator.framework.imps.ProtectedUtils.extractProtectedId(name)
+                        .filter(protectedId::equals).isPresent())
+                .findFirst();
     }
 
     /** Lease nodes among {@code children}, in queue order (lowest sequence first). */

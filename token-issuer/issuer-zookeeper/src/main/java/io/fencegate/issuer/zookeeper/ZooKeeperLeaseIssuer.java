@@ -60,6 +60,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     private final IdleLockSweeper sweeper;
     private final LockDelays delays;
     private final LeaseListing listing;
+    private final UncontendedGrant uncontended;
     private final Clock clock;
 
     private ZooKeeperLeaseIssuer(Builder builder) {
@@ -75,6 +76,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                 new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, clock), clock);
         this.modeMarker = new TokenModeMarker(parts);
         this.delays = new LockDelays(parts);
+        this.uncontended = new UncontendedGrant(parts, modeMarker);
         this.listing = new LeaseListing(parts, builder.instanceName);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
                 : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
@@ -138,7 +140,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis(), lockDelay.toMillis(), delays);
+        Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis(), lockDelay.toMillis(), delays,
+                uncontended);
         pending.add(acquisition);
         CompletableFuture<Void> modeChecked = modeMarker.ensure();
         CompletableFuture<Optional<Lease>> result = modeChecked.isDone() && !modeChecked.isCompletedExceptionally()
@@ -166,7 +169,10 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                     : delays.mark(lease.data.lock(), new LockDelays.Mark(lease.token(), lease.data.lockDelayMs(), expiresAt));
             return marked.thenCompose(m -> parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
                     .inBackground(cb).forPath(lease.path, data))).thenCompose(event -> switch (AsyncZk.code(event)) {
-                        case OK -> CompletableFuture.completedFuture(Optional.of(lease.toLease(leaseId, expiresAt)));
+                        case OK -> {
+                            parts.held().renewed(lease.path, event.getStat().getVersion(), expiresAt);
+                            yield CompletableFuture.completedFuture(Optional.of(lease.toLease(leaseId, expiresAt)));
+                        }
                         case NONODE -> CompletableFuture.completedFuture(Optional.<Lease>empty());
                         // Renewed or expired concurrently: judge again from the node's new state.
                         case BADVERSION -> attempt < MAX_VERSION_RACES ? renew(leaseId, attempt + 1)
@@ -176,9 +182,33 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         });
     }
 
+    /**
+     * A lease granted here, without a lock-delay, is released in one transaction ({@link
+     * UncontendedGrant#release}); any other, or one that transaction refuses, the long way: read
+     * the node, clear a lock-delay, mark the grant released, delete at the version read.
+     */
     @Override
     public CompletionStage<Boolean> release(String leaseId) {
-        return release(leaseId, 0);
+        Optional<HeldLeases.Releasable> held = closed.get() ? Optional.empty()
+                : LeaseIds.parse(leaseId, parts.nodes().locksPath()).flatMap(id -> parts.held().releasable(id.path(), leaseId));
+        if (held.isEmpty()) {
+            return release(leaseId, 0);
+        }
+        HeldLeases.Releasable lease = held.get();
+        return uncontended.release(lease).thenCompose(released -> {
+            if (!released) {
+                return release(leaseId, 0);
+            }
+            released(lease.path(), lease.lease().lock(), lease.lease().token());
+            return CompletableFuture.completedFuture(true);
+        });
+    }
+
+    private void released(String path, String lock, long token) {
+        parts.held().forget(path);
+        if (sweeper != null) {
+            sweeper.leaseEnded(lock, token);
+        }
     }
 
     private CompletableFuture<Boolean> release(String leaseId, int attempt) {
@@ -193,10 +223,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             return undelayed.thenCompose(v -> parts.grants().markReleased(lease.data.lock(), lease.token()))
                     .thenCompose(marked -> parts.delete(lease.path, lease.version)).thenCompose(code -> switch (code) {
                 case OK -> {
-                    parts.held().forget(lease.path);
-                    if (sweeper != null) {
-                        sweeper.leaseEnded(lease.data.lock(), lease.token());
-                    }
+                    released(lease.path, lease.data.lock(), lease.token());
                     yield CompletableFuture.completedFuture(true);
                 }
                 case NONODE -> CompletableFuture.completedFuture(false);

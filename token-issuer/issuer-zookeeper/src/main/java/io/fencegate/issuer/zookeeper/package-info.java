@@ -8,6 +8,15 @@
  *       parent; each waiter watches only its predecessor (with a data watch, which ZooKeeper never
  *       leaves behind on a node that is already gone); no thread waits per waiter. One acquire
  *       grants at most once: a failed grant ends it.</li>
+ *   <li>One round trip to acquire and one to release when nobody else wants the lock
+ *       ({@link io.fencegate.issuer.zookeeper.UncontendedGrant}): in ZXID mode one transaction
+ *       deletes and re-creates the empty lock node (a delete fails while anyone is queued, so
+ *       success proves the holder) and creates the lease node; the lock node's data and mzxid record
+ *       the grant in the same transaction. A release through the granting issuer is one transaction
+ *       too. CVERSION mode proves the holder by the lock node's child count in the transaction and
+ *       writes its grant node after (two round trips to acquire). Everything else (a queue, a
+ *       lock-delay, a stale memory of the lock node, a lost answer, found again by the lease node's
+ *       protected id) goes the queue-and-watch way.</li>
  *   <li>Tokens strictly increase per lock in grant order, across leader elections and restarts:
  *       the lease node's czxid ({@link io.fencegate.issuer.zookeeper.TokenMode#ZXID}, default) or its
  *       sequence + 1 ({@link io.fencegate.issuer.zookeeper.TokenMode#CVERSION}). A root is pinned to
@@ -17,8 +26,11 @@
  *   <li>A lease ends when released through any issuer instance on the ensemble, when its ttl
  *       passes without a renew (the granting issuer's clock deletes the node), or when the
  *       granting issuer's session is lost; listeners hear EXPIRED / SESSION_LOST.</li>
- *   <li>Every grant is recorded durably before it is answered ({@code <root>/grants}), so
- *       {@code wasGranted} is true for it from any instance (the newest 1000 per lock are kept).</li>
+ *   <li>Every grant is recorded durably before it is answered, so {@code wasGranted} is true for
+ *       it from any instance: as a node in {@code <root>/grants} (the newest 1000 per lock are
+ *       kept, pruned in batches off the hot path), or, for a lock's newest grant taken in one
+ *       round trip, on the lock node itself until its release (or the next write to the lock node)
+ *       moves it into the log ({@link io.fencegate.issuer.zookeeper.GrantLog}).</li>
  *   <li>Lock-delay: a lease granted with one leaves a mark on its lock node
  *       ({@link io.fencegate.issuer.zookeeper.LockDelays}); after an involuntary end the head of the
  *       queue waits out the delay, a release clears the mark. A release also marks its grant node,
@@ -41,6 +53,14 @@
  *   <li>Expiry runs on the granting issuer: if that process pauses, its leases outlive their ttl
  *       until it resumes or its session expires. Nobody else is granted meanwhile (safe, not live).</li>
  *   <li>CVERSION allows 2^31 grants per lock (ZooKeeper's sequence counter).</li>
+ *   <li>Rolling upgrade from issuers without the one-round-trip path: mutual exclusion, tokens and
+ *       grants stay safe (the proof of a sole holder is ZooKeeper's own, whoever queued), but a
+ *       lock-delay mark an older issuer wrote may be erased by a newer one's one-round-trip grant
+ *       on a lock node that was swept and re-created (older issuers do not keep marks off the
+ *       version a newer one remembers), and older issuers do not read a grant recorded on a lock
+ *       node, so a gateway still running the old version may answer 403 for a token taken in one
+ *       round trip until its release logs it. Upgrade every gateway of a root before relying on
+ *       lock-delays or cross-gateway writes during the upgrade.</li>
  * </ul>
  */
 package io.fencegate.issuer.zookeeper;

@@ -5,16 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fencegate.issuer.IssuerUnavailableException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,24 +20,19 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class AcquisitionGrantIT {
 
-    private TestingServer server;
+    private EngineTestbed bed;
     private CuratorFramework client;
-    private ScheduledThreadPoolExecutor scheduler;
     private final String root = "/fencegate-grant-" + UUID.randomUUID().toString().substring(0, 8);
 
     @BeforeEach
     void start() throws Exception {
-        server = new TestingServer(true);
-        client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryNTimes(3, 100));
-        client.start();
-        scheduler = new ScheduledThreadPoolExecutor(1);
+        bed = new EngineTestbed();
+        client = bed.client;
     }
 
     @AfterEach
     void stop() throws Exception {
-        scheduler.shutdownNow();
-        client.close();
-        server.close();
+        bed.close();
     }
 
     /**
@@ -53,10 +43,7 @@ class AcquisitionGrantIT {
     @Test
     void aFailedGrantIsFinalAndNeverStartsASecondGrant() throws Exception {
         LockNodes nodes = new LockNodes(root);
-        AsyncZk zk = new AsyncZk(Duration.ofSeconds(5), scheduler);
-        IssuerParts parts = new IssuerParts(client, zk, nodes, TokenMode.ZXID, scheduler,
-                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, Clock.systemUTC()),
-                Clock.systemUTC());
+        IssuerParts parts = bed.parts(root, TokenMode.ZXID);
         String lock = "orders/1";
         // An ephemeral node where the lock's grants parent belongs: recording any grant fails.
         client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(nodes.grantsPath(lock));
