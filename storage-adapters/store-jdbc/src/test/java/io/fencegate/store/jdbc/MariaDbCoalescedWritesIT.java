@@ -7,35 +7,30 @@ import io.fencegate.store.Applied;
 import io.fencegate.store.Found;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.Stale;
+import io.fencegate.store.GuardedStore;
 import io.fencegate.store.WriteCoalescer;
 import io.fencegate.store.WriteResult;
-import io.fencegate.store.testkit.OverlappingWriters;
+import io.fencegate.store.testkit.AbstractCoalescedWritesTest;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * On MySQL/MariaDB the JDBC store coalesces the writes in flight into one transaction a thread
- * ({@link MySqlBatchWrites}): each write still gets its own answer, consistent with one serial
- * history, and two writes to one key never share a batch. Real MariaDB, a database of its own.
+ * ({@link MySqlBatchWrites}): the kit's suite (one serial history, never one key twice in a
+ * batch), and here one batch mixing first writes, updates and stale writes. Real MariaDB, a
+ * database of its own.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
-class MariaDbCoalescedWritesIT {
+class MariaDbCoalescedWritesIT extends AbstractCoalescedWritesTest {
     private TestDatabase db;
 
     @BeforeAll
@@ -48,37 +43,14 @@ class MariaDbCoalescedWritesIT {
         db.close();
     }
 
-    private static String prefix() {
-        return "c-" + UUID.randomUUID().toString().substring(0, 8) + "/";
+    @Override
+    protected GuardedStore coalescingStore(int connections) {
+        return JdbcGuardedStore.open(db.options().rule(GuardRule.STRICT).poolSize(connections));
     }
 
-    private static List<List<String>> recordBatches(JdbcGuardedStore store) {
-        List<List<String>> batches = new CopyOnWriteArrayList<>();
-        store.writes().observe(batch -> batches.add(batch.stream().map(WriteCoalescer.Write::key).toList()));
-        return batches;
-    }
-
-    @Test
-    void overlappingWritersWithRandomTokensGetAnswersOfOneSerialHistory() throws Exception {
-        try (JdbcGuardedStore store = JdbcGuardedStore.open(db.options().rule(GuardRule.STRICT).poolSize(4))) {
-            List<List<String>> batches = recordBatches(store);
-            String p = prefix();
-            List<String> keys = IntStream.range(0, 12).mapToObj(i -> p + i).toList();
-            int writes = OverlappingWriters.runAndCheck(store, keys, 64, Duration.ofSeconds(4), 40_000);
-            assertThat(writes).isGreaterThan(300);
-            assertThat(batches).as("writes were coalesced").anySatisfy(b -> assertThat(b).hasSizeGreaterThan(1));
-        }
-    }
-
-    @Test
-    void twoWritesToOneKeyNeverShareABatch() throws Exception {
-        try (JdbcGuardedStore store = JdbcGuardedStore.open(db.options().rule(GuardRule.STRICT).poolSize(2))) {
-            List<List<String>> batches = recordBatches(store);
-            String p = prefix();
-            OverlappingWriters.runAndCheck(store, List.of(p + "a", p + "b", p + "c"), 64, Duration.ofSeconds(2), 5_000);
-            assertThat(batches).as("writes were coalesced").anySatisfy(b -> assertThat(b).hasSizeGreaterThan(1));
-            assertThat(batches).allSatisfy(b -> assertThat(new HashSet<>(b)).as("keys of a batch: %s", b).hasSameSizeAs(b));
-        }
+    @Override
+    protected WriteCoalescer writesOf(GuardedStore store) {
+        return ((JdbcGuardedStore) store).writes();
     }
 
     /**

@@ -10,9 +10,10 @@ import io.fencegate.store.Found;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.Missing;
 import io.fencegate.store.StoreUnavailableException;
+import io.fencegate.store.GuardedStore;
 import io.fencegate.store.WriteCoalescer;
 import io.fencegate.store.WriteResult;
-import io.fencegate.store.testkit.OverlappingWriters;
+import io.fencegate.store.testkit.AbstractCoalescedWritesTest;
 import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -20,31 +21,26 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * The reactive store coalesces the writes in flight into one statement a connection: each write
- * still gets its own answer, consistent with one serial history; two writes to one key never
- * share a batch; a row the database refuses fails alone; a connection killed mid-batch fails the
- * whole batch with StoreUnavailableException and applies none of it. Real PostgreSQL, a schema
- * of its own (it has a poisoned-value constraint the contract suite must not see).
+ * The reactive store coalesces the writes in flight into one statement a connection: the kit's
+ * suite (one serial history, never one key twice in a batch), and here a row the database refuses
+ * fails alone, and a connection killed mid-batch fails the whole batch with
+ * StoreUnavailableException and applies none of it. Real PostgreSQL, a schema of its own (it has
+ * a poisoned-value constraint the contract suite must not see).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
-class PgCoalescedWritesIT {
+class PgCoalescedWritesIT extends AbstractCoalescedWritesTest {
     private static final byte[] POISON = "poison".getBytes(StandardCharsets.UTF_8);
 
     private final String schema = "fg_pgc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
@@ -83,42 +79,17 @@ class PgCoalescedWritesIT {
     private PgGuardedStore store(int poolSize) {
         return PgGuardedStore.open(vertx, new PgStoreOptions().database("test").user("postgres").schema(schema)
                 .name("coalesced").poolSize(poolSize).rule(GuardRule.STRICT)
-                .connectTimeout(Duration.ofSeconds(2)).operationTimeout(Duration.ofSeconds(10)));
+                .connectTimeout(Duration.ofSeconds(5)).operationTimeout(Duration.ofSeconds(10)));
     }
 
-    private static String prefix() {
-        return "c-" + UUID.randomUUID().toString().substring(0, 8) + "/";
+    @Override
+    protected GuardedStore coalescingStore(int connections) {
+        return store(connections);
     }
 
-    /** Records every batch's keys. */
-    private static List<List<String>> recordBatches(PgGuardedStore store) {
-        List<List<String>> batches = new CopyOnWriteArrayList<>();
-        store.writes().observe(batch -> batches.add(batch.stream().map(WriteCoalescer.Write::key).toList()));
-        return batches;
-    }
-
-    @Test
-    void overlappingWritersWithRandomTokensGetAnswersOfOneSerialHistory() throws Exception {
-        try (PgGuardedStore store = store(4)) {
-            List<List<String>> batches = recordBatches(store);
-            String p = prefix();
-            List<String> keys = IntStream.range(0, 12).mapToObj(i -> p + i).toList();
-            int writes = OverlappingWriters.runAndCheck(store, keys, 64, Duration.ofSeconds(4), 40_000);
-            assertThat(writes).isGreaterThan(500);
-            assertThat(batches).as("writes were coalesced").anySatisfy(b -> assertThat(b).hasSizeGreaterThan(1));
-        }
-    }
-
-    @Test
-    void twoWritesToOneKeyNeverShareABatch() throws Exception {
-        try (PgGuardedStore store = store(2)) {
-            List<List<String>> batches = recordBatches(store);
-            String p = prefix();
-            // Three keys, 64 in flight: nearly every batch could take a key twice.
-            OverlappingWriters.runAndCheck(store, List.of(p + "a", p + "b", p + "c"), 64, Duration.ofSeconds(2), 5_000);
-            assertThat(batches).as("writes were coalesced").anySatisfy(b -> assertThat(b).hasSizeGreaterThan(1));
-            assertThat(batches).allSatisfy(b -> assertThat(new HashSet<>(b)).as("keys of a batch: %s", b).hasSameSizeAs(b));
-        }
+    @Override
+    protected WriteCoalescer writesOf(GuardedStore store) {
+        return ((PgGuardedStore) store).writes();
     }
 
     @Test
