@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -49,7 +50,10 @@ final class MySqlBatchWrites {
             }
         }
         Map<ByteBuffer, ItemState> states = lock(c, new ArrayList<>(byKey.keySet()), timeoutSeconds);
-        List<ByteBuffer> missing = byKey.keySet().stream().filter(k -> !states.containsKey(k)).toList();
+        // Created in the key index's order (unsigned bytes), as the locks are taken: two batches
+        // creating the same rows cannot deadlock on them.
+        List<ByteBuffer> missing = byKey.keySet().stream().filter(k -> !states.containsKey(k))
+                .sorted((a, b) -> Arrays.compareUnsigned(a.array(), b.array())).toList();
         if (!missing.isEmpty()) {
             insertEmpty(c, missing, timeoutSeconds);
             states.putAll(lock(c, missing, timeoutSeconds));
