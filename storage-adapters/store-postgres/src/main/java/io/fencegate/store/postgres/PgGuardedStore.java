@@ -119,11 +119,16 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
         }
     }
 
-    /** See {@link StoreClaim}: insert the claim unless there is one, then read whose it is. */
+    /**
+     * See {@link StoreClaim}: insert the claim unless there is one, then read whose it is; and
+     * check that the writes' column (V5) is there, so a schema not migrated that far is refused
+     * at open rather than on every write.
+     */
     private void claim() {
         String name = options.name();
         Future<String> owner = pool.preparedQuery(StoreClaim.INSERT_PG).execute(Tuple.of(name))
-                .compose(inserted -> pool.preparedQuery(StoreClaim.SELECT).execute())
+                .compose(inserted -> pool.query("SELECT previous_token FROM fencegate_item WHERE FALSE").execute())
+                .compose(checked -> pool.preparedQuery(StoreClaim.SELECT).execute())
                 .map(rows -> rows.iterator().next().getString(0));
         String claimedBy;
         try {
@@ -131,9 +136,9 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
                     .get(options.connectTimeout().plus(options.operationTimeout()).toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof PgException pg && "42P01".equals(pg.getSqlState())) {
-                throw new IllegalStateException("fencegate_store_claim is missing: apply fencegate's migrations (up to V4)"
-                        + " before opening store '" + name + "'", pg);
+            if (cause instanceof PgException pg && ("42P01".equals(pg.getSqlState()) || "42703".equals(pg.getSqlState()))) {
+                throw new IllegalStateException("fencegate's tables are not up to date (" + pg.getErrorMessage()
+                        + "): apply fencegate's migrations (up to V5) before opening store '" + name + "'", pg);
             }
             throw cause instanceof RuntimeException r ? r : new StoreUnavailableException(String.valueOf(cause), cause);
         } catch (TimeoutException e) {

@@ -3,6 +3,7 @@ package io.fencegate.store.postgres;
 import static io.fencegate.store.testkit.Stages.await;
 import static io.fencegate.store.testkit.Stages.failureOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.Applied;
@@ -161,6 +162,26 @@ class PgCoalescedWritesIT extends AbstractCoalescedWritesTest {
             // The pool replaces the connection by itself.
             Awaitility.await().atMost(Duration.ofSeconds(20)).ignoreExceptions()
                     .until(() -> await(store.write(p + "m1", 8, bytes("after"))) instanceof Applied);
+        }
+    }
+
+    /** The upsert needs V5's column: a schema migrated only to V4 is refused at open, naming V5. */
+    @Test
+    void aSchemaWithoutTheWritesColumnIsRefusedAtOpen() throws Exception {
+        String old = schema + "_v4";
+        admin("CREATE SCHEMA " + old);
+        try {
+            PGSimpleDataSource ds = new PGSimpleDataSource();
+            ds.setUrl("jdbc:postgresql://127.0.0.1:5432/test?currentSchema=" + old);
+            ds.setUser("postgres");
+            FencegateSchema.migrate(ds);
+            admin("ALTER TABLE " + old + ".fencegate_item DROP COLUMN previous_token");
+            assertThatThrownBy(() -> PgGuardedStore.open(vertx, new PgStoreOptions().database("test").user("postgres")
+                    .schema(old).name("coalesced")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("previous_token")
+                    .hasMessageContaining("up to V5");
+        } finally {
+            admin("DROP SCHEMA " + old + " CASCADE");
         }
     }
 
