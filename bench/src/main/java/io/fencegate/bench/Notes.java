@@ -26,11 +26,13 @@ final class Notes {
               connections, rule `same-lease` and one store lock, so one lease's token writes every key
               many times (the guard is still judged on every row). The load comes from a Vert.x
               `WebClient` in the bench process keeping 1/16/64 PUTs in flight, 100-byte values over 10k
-              keys. pgbench runs the gateway's own statement (`PostgresGuardSql.write`) with the same key
-              space, value and token, with as many connections as requests in flight (`-M prepared`);
-              the plain upsert goes to a table of the same shape without the guard. On MariaDB the
-              baselines are the JDBC store used as a library in the bench's JVM (the same transaction,
-              no HTTP) and a plain `INSERT … ON DUPLICATE KEY UPDATE` over HikariCP.
+              keys. pgbench runs the statement the gateway sends for a lone write (`PostgresGuardSql.write`)
+              with the same key space, value and token, with as many connections as requests in flight
+              (`-M prepared`), one write a transaction; the gateway's store coalesces the writes in
+              flight into one statement a connection (`writeBatch`), which is what it is measured on.
+              The plain upsert goes to a table of the same shape without the guard. On MariaDB the
+              baselines are the JDBC store used as a library in the bench's JVM (the same coalesced
+              transactions, no HTTP) and a plain `INSERT … ON DUPLICATE KEY UPDATE` over HikariCP.
             - **Java client.** `FencegateClient.putAsync` (JDK `HttpClient`) against a pooled Vert.x
               `WebClient`, 16 PUTs in flight each, on the same gateway and store.
             - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain

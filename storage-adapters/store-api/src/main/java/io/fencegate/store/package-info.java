@@ -17,7 +17,9 @@
  *   <li>For adapters: {@link io.fencegate.store.StoreOptions} (the name, guard rule and limits every
  *       store's options share), {@link io.fencegate.store.OptionChecks} (options' {@code validate()}, messages
  *       that name the option), {@link io.fencegate.store.StoreName} (one store-name rule),
- *       {@link io.fencegate.store.StoreThreads} (the daemon threads blocking stores run on).</li>
+ *       {@link io.fencegate.store.StoreThreads} (the daemon threads blocking stores run on),
+ *       {@link io.fencegate.store.WriteCoalescer} (the writes in flight in batches, at most one
+ *       a key, for a backend that judges many rows in one statement).</li>
  * </ul>
  *
  * <p>Every adapter proves itself with the suites of {@code store-test-kit}.

@@ -110,7 +110,7 @@ final class GuardRow {
      * duplicate fails the insert; the transaction rolls back and nothing is written. Stores
      * refuse such keys before this point; this is the database-side backstop.
      */
-    private static void refuseIgnoredErrors(SQLWarning warning, String key) throws SQLException {
+    static void refuseIgnoredErrors(SQLWarning warning, String key) throws SQLException {
         for (SQLWarning w = warning; w != null; w = w.getNextWarning()) {
             if (w.getErrorCode() != MYSQL_DUPLICATE_ENTRY) {
                 throw new SQLException("insert of key '" + abbreviated(key) + "' refused: the database would have"

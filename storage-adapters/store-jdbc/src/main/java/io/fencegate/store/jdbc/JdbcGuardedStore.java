@@ -21,12 +21,16 @@ import io.fencegate.store.StatementResult;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.StoreLimits;
 import io.fencegate.store.StoreUnavailableException;
+import io.fencegate.store.WriteCoalescer;
 import io.fencegate.store.WriteResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import javax.sql.DataSource;
 
@@ -41,7 +45,9 @@ import javax.sql.DataSource;
  * Applied/stale is never judged from an update count (MariaDB counts found rows, not changed ones).
  * A first write is insert + commit; a later one select + update + commit. On PostgreSQL, writes,
  * deletes and fenced reads are each one statement in autocommit, one round trip
- * ({@link PostgresOneStatement}); the guard-row statements always use the transaction.
+ * ({@link PostgresOneStatement}); the guard-row statements always use the transaction. On
+ * MySQL/MariaDB the writes and deletes in flight when a thread is free share one transaction
+ * ({@link MySqlBatchWrites}, {@link WriteCoalescer}), judged row by row the same way.
  *
  * <p>A database / schema belongs to one store name: the first store to open it claims it, and a
  * store with another name is refused at open ({@link StoreClaimedException}); two stores on one
@@ -50,6 +56,11 @@ import javax.sql.DataSource;
  * <p>Blocking JDBC runs on the store's own threads ({@link Transactions}); methods return at once.
  */
 public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
+
+    /** Most writes one MySQL/MariaDB batch carries. */
+    private static final int MAX_BATCH = 128;
+    /** Most bytes one MySQL/MariaDB batch carries (see {@link WriteCoalescer}). */
+    private static final int MAX_BATCH_BYTES = 1 << 20;
 
     private final Transactions tx;
     private final GuardRule rule;
@@ -61,6 +72,8 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     private final String readSql;
     private final HikariDataSource ownPool;
     private final PostgresOneStatement oneStatement;
+    private final MySqlBatchWrites batchWrites;
+    private final WriteCoalescer writes;
 
     private JdbcGuardedStore(DataSource dataSource, HikariDataSource ownPool, JdbcStoreOptions options, boolean migrate) {
         this.ownPool = ownPool;
@@ -85,6 +98,16 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         // READ COMMITTED everywhere: MySQL's default REPEATABLE READ takes gap locks on a
         // missing row, and two first writers of one key would deadlock on them.
         this.tx = new Transactions(dataSource, Connection.TRANSACTION_READ_COMMITTED, options.poolSize(), options.name());
+        if (dialect == Dialect.MYSQL) {
+            // One batch a thread: what queues meanwhile goes out together when one is free. Its
+            // bytes stay within a packet (the value limit is half a packet, for escaping).
+            this.batchWrites = new MySqlBatchWrites(rule);
+            this.writes = new WriteCoalescer(options.poolSize(), MAX_BATCH,
+                    Math.max(1, Math.min(limits.maxValueBytes(), MAX_BATCH_BYTES)), this::runBatch);
+        } else {
+            this.batchWrites = null;
+            this.writes = null;
+        }
     }
 
     /**
@@ -190,7 +213,48 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         if (oneStatement != null) {
             return tx.submitAutocommit(c -> oneStatement.write(c, key, token, value, timeoutSeconds));
         }
+        if (writes != null) {
+            return writes.submit(key, token, value);
+        }
         return tx.submit(c -> guardedWrite(c, key, token, value));
+    }
+
+    /**
+     * One batch of {@link WriteCoalescer} (MySQL/MariaDB): a lone write as before, more in one
+     * transaction ({@link MySqlBatchWrites}). A batch that fails for any reason but an unreachable
+     * database (one row it cannot take, say) rolled back whole, and runs again write by write, so
+     * each write gets its own answer or its own error; an unreachable database fails them all.
+     */
+    private CompletionStage<?> runBatch(List<WriteCoalescer.Write> batch) {
+        if (batch.size() == 1) {
+            return answer(batch.get(0));
+        }
+        return tx.submit(c -> batchWrites.write(c, batch, timeoutSeconds)).handle((answers, failure) -> {
+            if (failure == null) {
+                for (int i = 0; i < batch.size(); i++) {
+                    batch.get(i).answer().complete(answers.get(i));
+                }
+                return CompletableFuture.completedFuture(null);
+            }
+            if (failure instanceof StoreUnavailableException
+                    || failure instanceof CompletionException && failure.getCause() instanceof StoreUnavailableException) {
+                batch.forEach(w -> w.settle(null, failure));
+                return CompletableFuture.completedFuture(null);
+            }
+            return CompletableFuture.allOf(batch.stream().map(this::answer).toArray(CompletableFuture[]::new));
+        }).thenCompose(again -> again);
+    }
+
+    /** For tests: the coalescer the writes go through (MySQL/MariaDB), or null. */
+    WriteCoalescer writes() {
+        return writes;
+    }
+
+    /** Runs one write alone and completes its answer; the stage ends when it is answered. */
+    private CompletableFuture<?> answer(WriteCoalescer.Write w) {
+        return tx.submit(c -> guardedWrite(c, w.key(), w.token(), w.value())).toCompletableFuture()
+                .whenComplete(w::settle)
+                .handle((result, failure) -> null);
     }
 
     @Override

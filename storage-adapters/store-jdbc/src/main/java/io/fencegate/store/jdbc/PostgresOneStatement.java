@@ -12,24 +12,25 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * PostgreSQL's guarded write (and fenced read) in one statement, one round trip (autocommit): a CTE locks the
- * item's row ({@code FOR UPDATE}, which in READ COMMITTED waits for and returns the newest
- * version), a second CTE updates it only if the locked token and fence admit the write, a third
- * inserts the row if there was none. The answer carries the locked row's token and fence, so
- * applied/stale and the previous token are exact without a second query.
+ * PostgreSQL's guarded write and fenced read, each one statement in autocommit
+ * ({@link PostgresGuardSql}). A write is one guarded upsert: ON CONFLICT locks the newest version
+ * of the row (waiting for a concurrent first writer to commit) and judges the guard on it; it
+ * answers the previous token if it applied, nothing if the guard refused, and then a second look
+ * reads the token and fence that refused it (they only rise, so they still refuse it).
  *
- * <p>When two first writers race, the loser's insert finds the winner's row (ON CONFLICT DO
- * NOTHING waits for the winner to commit) and the statement reports neither update nor insert:
- * {@link #write} then answers null and the caller runs it again, and the new statement's
- * snapshot sees the row.
+ * <p>A fenced read is CTEs: one locks the item's row ({@code FOR UPDATE}, which in READ
+ * COMMITTED waits for and returns the newest version), a second raises the fence if the token
+ * admits it, a third inserts a fence-only row if there was none. When two first readers race,
+ * the loser's insert finds the winner's row and the statement reports neither: {@link #fencedRead}
+ * then answers null and the caller runs it again; the new statement's snapshot sees the row.
  *
- * <p>The SQL must decide inside the statement (that is what makes it one round trip); the
- * answer is then taken from {@link GuardDecision} on the locked token and fence, which also
- * checks that the SQL decided the same.
+ * <p>The SQL decides inside the statement; the answer is then taken from {@link GuardDecision},
+ * which also checks that the SQL decided the same.
  */
 final class PostgresOneStatement {
 
     private static final String FENCED_READ_SQL = PostgresGuardSql.positional(PostgresGuardSql.FENCED_READ);
+    private static final String CURRENT_SQL = PostgresGuardSql.positional(PostgresGuardSql.CURRENT);
     private final GuardRule rule;
     private final String sql;
 
@@ -55,18 +56,32 @@ final class PostgresOneStatement {
         });
     }
 
-    /** The result, or null if a concurrent first writer won the insert: run it again. */
+    /** Applied with the previous token, or stale with the token and fence that refused it. */
     WriteResult write(Connection c, String key, long token, byte[] value, int timeoutSeconds) throws SQLException {
-        return run(c, sql, timeoutSeconds, ps -> {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setQueryTimeout(timeoutSeconds);
             ps.setString(1, key);
             ps.setBytes(2, value);
             ps.setLong(3, token);
-        }, (rs, locked) -> {
-            if (rs.getBoolean(4)) { // inserted the item
-                return GuardDecision.write(rule, ItemState.ABSENT, token, true);
+            ps.setLong(4, token);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    // The old fence is not returned; GuardDecision checks the SQL's answer on the token.
+                    long previous = rs.getLong(1);
+                    return GuardDecision.write(rule, ItemState.of(previous, previous), token, true);
+                }
             }
-            return locked == null ? null : GuardDecision.write(rule, locked, token, rs.getBoolean(3));
-        });
+        }
+        try (PreparedStatement ps = c.prepareStatement(CURRENT_SQL)) {
+            ps.setQueryTimeout(timeoutSeconds);
+            ps.setArray(1, c.createArrayOf("varchar", new String[] {key}));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("row of " + key + " refused a write, then vanished");
+                }
+                return GuardDecision.write(rule, ItemState.of(rs.getLong(2), rs.getLong(3)), token, false);
+            }
+        }
     }
 
     @FunctionalInterface

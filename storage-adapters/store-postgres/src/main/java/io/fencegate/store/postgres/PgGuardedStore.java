@@ -23,7 +23,9 @@ import io.fencegate.store.StatementResult;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.StoreLimits;
 import io.fencegate.store.StoreUnavailableException;
+import io.fencegate.store.WriteCoalescer;
 import io.fencegate.store.WriteResult;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -41,31 +43,41 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The guarded store on PostgreSQL through the reactive vertx-pg-client: prepared, cached and
- * pipelined statements; a write, delete or fenced read is one statement and one round trip
- * ({@link PostgresGuardSql}). Nothing blocks: every call returns at once and completes on the
- * pool's event loop. Every operation is bounded by {@link PgStoreOptions#operationTimeout()}; a
+ * pipelined statements; a fenced read is one statement and one round trip ({@link PostgresGuardSql}).
+ * Writes and deletes are coalesced ({@link WriteCoalescer}): those in flight when a connection is
+ * free go as one guarded upsert, one round trip and one commit for the lot, each still answered
+ * on its own; a lone write goes at once, alone. Nothing blocks: every call returns at once and
+ * completes on the pool's event loop. Every operation is bounded by {@link PgStoreOptions#operationTimeout()}; a
  * failure to reach the server is a {@link StoreUnavailableException}, and the pool reconnects by
  * itself when the server is back.
  *
  * <p>The tables come from fencegate's Flyway migrations ({@code FencegateSchema.migrate(dataSource)}
- * with the JDBC driver, once, at deploy time); this store does not run DDL.
+ * with the JDBC driver, once, at deploy time, up to V5 for writes); this store does not run DDL.
  */
 public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     /** A first-write race is lost at most once per contender; more means something else is wrong. */
     private static final int MAX_RACE_RETRIES = 5;
 
+    /** Most writes one statement carries: enough to take 64 in flight on few connections, small to plan. */
+    private static final int MAX_BATCH = 128;
+    /** Most bytes one statement carries: far below a parameter's 1 GB; a larger value goes alone. */
+    private static final long MAX_BATCH_BYTES = 4 << 20;
+
     private final Pool pool;
     private final PgStoreOptions options;
-    private final String writeSql;
+    private final WriteCoalescer writes;
     private final StoreLimits limits;
 
     private PgGuardedStore(Pool pool, PgStoreOptions options) {
         this.pool = pool;
         this.options = options;
-        this.writeSql = PostgresGuardSql.write(options.rule() == GuardRule.STRICT);
+        // One batch a connection: what queues meanwhile goes out together when one is free.
+        this.writes = new WriteCoalescer(options.poolSize(), MAX_BATCH, MAX_BATCH_BYTES,
+                new PgBatchWrites(pool, options.rule())::run);
         // VARCHAR(2048) counts characters, the limit counts UTF-8 bytes: capping the bytes at the
         // column's length fits every key (n bytes are at most n characters).
         this.limits = options.limits().atMostKeyBytes(FencegateSchema.MAX_KEY_BYTES);
@@ -107,11 +119,16 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
         }
     }
 
-    /** See {@link StoreClaim}: insert the claim unless there is one, then read whose it is. */
+    /**
+     * See {@link StoreClaim}: insert the claim unless there is one, then read whose it is; and
+     * check that the writes' column (V5) is there, so a schema not migrated that far is refused
+     * at open rather than on every write.
+     */
     private void claim() {
         String name = options.name();
         Future<String> owner = pool.preparedQuery(StoreClaim.INSERT_PG).execute(Tuple.of(name))
-                .compose(inserted -> pool.preparedQuery(StoreClaim.SELECT).execute())
+                .compose(inserted -> pool.query("SELECT previous_token FROM fencegate_item WHERE FALSE").execute())
+                .compose(checked -> pool.preparedQuery(StoreClaim.SELECT).execute())
                 .map(rows -> rows.iterator().next().getString(0));
         String claimedBy;
         try {
@@ -119,9 +136,9 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
                     .get(options.connectTimeout().plus(options.operationTimeout()).toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof PgException pg && "42P01".equals(pg.getSqlState())) {
-                throw new IllegalStateException("fencegate_store_claim is missing: apply fencegate's migrations (up to V4)"
-                        + " before opening store '" + name + "'", pg);
+            if (cause instanceof PgException pg && ("42P01".equals(pg.getSqlState()) || "42703".equals(pg.getSqlState()))) {
+                throw new IllegalStateException("fencegate's tables are not up to date (" + pg.getErrorMessage()
+                        + "): apply fencegate's migrations (up to V5) before opening store '" + name + "'", pg);
             }
             throw cause instanceof RuntimeException r ? r : new StoreUnavailableException(String.valueOf(cause), cause);
         } catch (TimeoutException e) {
@@ -142,29 +159,27 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
 
     @Override
     public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
-        return GuardInputs.checked(() -> limits.checkWrite(key, token, value),
-                () -> bounded(guardedWrite(key, token, Buffer.buffer(value), 0)));
+        return GuardInputs.checked(() -> limits.checkWrite(key, token, value), () -> coalesced(key, token, value));
     }
 
     @Override
     public CompletionStage<WriteResult> delete(String key, long token) {
-        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> bounded(guardedWrite(key, token, null, 0)));
+        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> coalesced(key, token, null));
     }
 
-    private Future<WriteResult> guardedWrite(String key, long token, Buffer value, int attempt) {
-        return pool.preparedQuery(writeSql).execute(Tuple.of(key, value, token)).compose(rows -> {
-            Row r = rows.iterator().next();
-            Long current = r.getLong(0);
-            if (r.getBoolean(3)) {
-                return Future.succeededFuture(GuardDecision.write(options.rule(), ItemState.ABSENT, token, true));
-            }
-            if (current == null) { // a concurrent first writer won the insert: run it again
-                return retry(attempt, key, () -> guardedWrite(key, token, value, attempt + 1));
-            }
-            // The SQL decided (one round trip); the answer is GuardDecision's, checked against it.
-            return Future.succeededFuture(
-                    GuardDecision.write(options.rule(), ItemState.of(current, r.getLong(1)), token, r.getBoolean(2)));
-        });
+    /**
+     * Queues the write for the next batch; answered on the caller's Vert.x context if it has one,
+     * as the pool's own futures are, so a caller on an event loop goes on there.
+     */
+    private CompletionStage<WriteResult> coalesced(String key, long token, byte[] value) {
+        Context caller = Vertx.currentContext();
+        CompletionStage<WriteResult> answer = writes.submit(key, token, value);
+        return bounded(caller == null ? Future.fromCompletionStage(answer) : Future.fromCompletionStage(answer, caller));
+    }
+
+    /** For tests: the coalescer the writes go through. */
+    WriteCoalescer writes() {
+        return writes;
     }
 
     @Override
@@ -231,7 +246,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
                 }));
     }
 
-    private <T> Future<T> retry(int attempt, String key, java.util.function.Supplier<Future<T>> again) {
+    private <T> Future<T> retry(int attempt, String key, Supplier<Future<T>> again) {
         if (attempt >= MAX_RACE_RETRIES) {
             return Future.failedFuture(new IllegalStateException("row of " + key + " vanished after a creation race"));
         }
@@ -257,7 +272,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     }
 
     /** Connection exceptions (08), server shutting down (57P), out of resources (53). */
-    private static boolean unavailable(PgException e) {
+    static boolean unavailable(PgException e) {
         String state = e.getSqlState();
         return state != null && (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53"));
     }

@@ -32,6 +32,12 @@
  * it supplies {@code newStatements(rule)} and plain SQL on its namespace
  * ({@code adminExecute}, {@code adminQueryLong}); each test creates and drops its own table.
  *
+ * <p>A store that coalesces the writes in flight ({@link io.fencegate.store.WriteCoalescer}) also
+ * extends {@link io.fencegate.store.testkit.AbstractCoalescedWritesTest} in a class of its own
+ * ({@code coalescingStore(connections)}, {@code writesOf(store)}): many writers with random tokens
+ * on a few keys, every answer checked against one serial history
+ * ({@link io.fencegate.store.testkit.OverlappingWriters}), and no batch holding a key twice.
+ *
  * <p>Tests use keys under a random prefix per test, so stores of one class may share data.
  * {@link io.fencegate.store.testkit.TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
  * a loopback TCP link for outage tests of an adapter's own;
