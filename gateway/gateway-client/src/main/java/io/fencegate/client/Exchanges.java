@@ -21,9 +21,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Why not {@link HttpClient#sendAsync}: the JDK completes every {@code sendAsync} future through
  * {@code CompletableFuture}'s default executor, and where the common pool has fewer than two threads
  * (one or two CPUs) that executor starts a new thread for each task: one thread created and torn
- * down per request. Measured on 2 cores at 16 in flight: ~300 µs of client CPU a request against
- * ~30 µs for a pooled Vert.x client, which capped the client at about half the gateway's rate.
- * {@code send} completes on the thread that waits, with no such hand-off.
+ * down per request. Measured on 2 cores at 16 in flight: 200–390 µs of client CPU a request with
+ * {@code sendAsync}, 70–125 µs this way, 25–50 µs for a pooled Vert.x client (docs/gateway.md,
+ * "Performance"). {@code send} completes on the thread that waits, with no such hand-off.
  *
  * <p>Why a direct executor in the client's own {@link HttpClient}: the request is then written on
  * the sending thread and the answer read on the client's selector thread, without the further hops
