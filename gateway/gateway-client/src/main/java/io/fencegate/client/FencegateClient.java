@@ -11,7 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +28,9 @@ import java.util.concurrent.CompletionException;
  * other error completes the future with a {@link FencegateException}; transport failures and timeouts
  * with the {@link IOException} from the JDK client. Every call is bounded by the request timeout
  * ({@code acquire} by the timeout plus its wait).
+ *
+ * <p>Each call in flight runs on one of the client's own threads, where its future completes: a
+ * dependent stage may block, even on another call of this client.
  */
 public final class FencegateClient {
     /** How the gateway's problem type for "no such store" ends (e.g. {@code urn:fencegate:problem:unknown-store}). */
@@ -40,17 +42,14 @@ public final class FencegateClient {
     private final URI base;
     private final String authorization;
     private final Duration timeout;
-    private final HttpClient http;
+    private final Exchanges exchanges;
 
     private FencegateClient(Builder b) {
         String uri = b.baseUri.toString();
         this.base = URI.create(uri.endsWith("/") ? uri : uri + "/");
         this.authorization = b.apiKey == null ? null : "Bearer " + b.apiKey;
         this.timeout = b.timeout;
-        this.http = b.httpClient != null ? b.httpClient
-                // HTTP/1.1: JDK 17's client fails requests in flight when an HTTP/2 server sends GOAWAY,
-                // as a gateway draining for shutdown does; with 1.1 they complete.
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(b.timeout).build();
+        this.exchanges = b.httpClient != null ? Exchanges.using(b.httpClient) : Exchanges.own(b.timeout);
     }
 
     public static Builder builder(URI baseUri) {
@@ -249,7 +248,7 @@ public final class FencegateClient {
     }
 
     private CompletableFuture<HttpResponse<byte[]>> send(HttpRequest req) {
-        return http.sendAsync(req, BodyHandlers.ofByteArray());
+        return exchanges.send(req);
     }
 
     private CompletableFuture<ReadOutcome> read(HttpRequest.Builder b, long token) {

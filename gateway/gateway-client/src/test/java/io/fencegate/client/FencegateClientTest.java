@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -239,6 +241,39 @@ class FencegateClientTest {
         long t0 = System.nanoTime();
         assertThatThrownBy(() -> quick.get("s", "k")).isInstanceOf(UncheckedIOException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    /**
+     * A dependent stage runs on the client's own threads, never on the HTTP client's selector thread:
+     * blocking there on another call of the same client (which that thread would have to answer)
+     * completes instead of hanging.
+     */
+    @Test
+    void aDependentStageMayBlockOnAnotherCallOfTheSameClient() throws Exception {
+        answers.add(Answer.json(200, "{\"applied\":true,\"token\":7,\"previousToken\":3}"));
+        answers.add(new Answer(200, "application/octet-stream", new byte[] {5}, Map.of("Fencing-Token", "7")));
+        ReadOutcome read = client.putAsync("s", "k", 7, new byte[] {5})
+                .thenApply(applied -> client.get("s", "k"))
+                .get(5, TimeUnit.SECONDS);
+        assertThat(read).isInstanceOfSatisfying(ReadOutcome.Value.class, v -> assertThat(v.bytes()).containsExactly(5));
+    }
+
+    /**
+     * Calls reuse the client's threads. The JDK's {@code sendAsync} completes through a thread started
+     * per request where the common pool is small (1 or 2 CPUs), which cost more CPU than the request.
+     */
+    @Test
+    void asyncCallsReuseTheClientsThreads() throws Exception {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        String applied = "{\"applied\":true,\"token\":7,\"previousToken\":3}";
+        answers.add(Answer.json(200, applied));
+        client.putAsync("s", "k", 7, new byte[] {1}).get(5, TimeUnit.SECONDS); // the client's threads exist now
+        long startedBefore = threads.getTotalStartedThreadCount();
+        for (int i = 0; i < 50; i++) {
+            answers.add(Answer.json(200, applied));
+            client.putAsync("s", "k", 7, new byte[] {1}).get(5, TimeUnit.SECONDS);
+        }
+        assertThat(threads.getTotalStartedThreadCount() - startedBefore).isLessThan(10);
     }
 
     @Test
