@@ -18,7 +18,7 @@ final class Notes {
               so under contention it stays the floor, not a rival.
             - **Leases, Redis.** The shared Redis 7 on 127.0.0.1:6379 (no persistence), every key under
               a random prefix removed at the end. fencegate's issuer has a file high-water mark (blocks of
-              1000 tokens, fsync'd). The raw Lua floor is one `EVALSHA` of SET NX PX + INCR and one of
+              1000 tokens and up, fsync'd, the next block reserved in the background at half use). The raw Lua floor is one `EVALSHA` of SET NX PX + INCR and one of
               compare-and-delete over one Lettuce connection; having no queue to wait on, it polls every
               0.2 ms when the lock is held. Redisson uses its defaults (pub/sub wake-ups, watchdog).
             - **Gateway.** `fencegate serve` runs as a child process (embedded ZooKeeper issuer,
@@ -33,7 +33,8 @@ final class Notes {
               The plain upsert goes to a table of the same shape without the guard. On MariaDB the
               baselines are the JDBC store used as a library in the bench's JVM (the same coalesced
               transactions, no HTTP) and a plain `INSERT … ON DUPLICATE KEY UPDATE` over HikariCP.
-            - **Java client.** `FencegateClient.putAsync` (JDK `HttpClient`) against a pooled Vert.x
+            - **Java client.** `FencegateClient.putAsync` (JDK `HttpClient`, a blocking `send` on the
+              client's own threads) against a pooled Vert.x
               `WebClient`, 16 PUTs in flight each, on the same gateway and store.
             - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain
               update of the same 1000 rows, autocommit, HikariCP. Files: `FilesGuardedStore.write`
