@@ -11,9 +11,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,9 +23,8 @@ class GrantLogPruningIT {
         String root = "/fencegate-prune-" + UUID.randomUUID().toString().substring(0, 8);
         String lock = "hot/lock";
         int grants = GrantLog.KEEP_PER_LOCK + 150;
-        try (TestingServer server = new TestingServer(true);
-             CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryNTimes(3, 100))) {
-            client.start();
+        try (EngineTestbed bed = new EngineTestbed()) {
+            CuratorFramework client = bed.client;
             List<Long> tokens = new ArrayList<>();
             try (LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().client(client).root(root).build()) {
                 for (int i = 0; i < grants; i++) {

@@ -9,9 +9,6 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,9 +25,8 @@ class LockDelayAfterLockNodeRecreationIT {
     void aRememberedEmptyLockNodeIsNotMistakenForARecreatedOneCarryingAMark() throws Exception {
         String root = "/fencegate-recreated-" + UUID.randomUUID().toString().substring(0, 8);
         String lock = "orders/delayed";
-        try (TestingServer server = new TestingServer(true);
-             CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryNTimes(3, 100))) {
-            client.start();
+        try (EngineTestbed bed = new EngineTestbed()) {
+            CuratorFramework client = bed.client;
             String lockPath = new LockNodes(root).lockPath(lock);
             try (LeaseIssuer remembering = issuer(client, root); LeaseIssuer delaying = issuer(client, root)) {
                 for (int i = 0; i < 2; i++) { // the second time in one trip, and remembered

@@ -14,12 +14,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The one-round-trip grant's race: two issuer instances, each with its own ZooKeeper session,
@@ -32,17 +30,8 @@ import org.junit.jupiter.api.Timeout;
 class UncontendedGrantRaceIT {
 
     private static final long RUN_NANOS = TimeUnit.SECONDS.toNanos(6);
-    private static TestingServer server;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
+    @RegisterExtension
+    static final InProcessZooKeeper ZK = new InProcessZooKeeper();
 
     @ParameterizedTest
     @EnumSource(TokenMode.class)
@@ -93,7 +82,7 @@ class UncontendedGrantRaceIT {
     }
 
     private static LeaseIssuer issuer(String root, TokenMode mode) {
-        return ZooKeeperLeaseIssuer.builder().connectString(server.getConnectString()).root(root).tokenMode(mode)
+        return ZooKeeperLeaseIssuer.builder().connectString(ZK.connectString()).root(root).tokenMode(mode)
                 .forgetIdleLocksAfter(Duration.ZERO).build();
     }
 }

@@ -14,11 +14,9 @@ import org.apache.curator.drivers.TracerDriver;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Pins issue 18's design without timing: in steady state an uncontended acquire+release costs
@@ -31,17 +29,8 @@ class UncontendedRoundTripsIT {
 
     private static final int WARM_UP = 5;
     private static final int PAIRS = 50; // with the warm-up, below the grant log's prune interval
-    private static TestingServer server;
-
-    @BeforeAll
-    static void startServer() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopServer() throws Exception {
-        server.close();
-    }
+    @RegisterExtension
+    static final InProcessZooKeeper ZK = new InProcessZooKeeper();
 
     @Test
     void anUncontendedZxidAcquireAndReleaseCostTwoRequests() throws Exception {
@@ -57,7 +46,7 @@ class UncontendedRoundTripsIT {
         Map<String, AtomicInteger> traced = new ConcurrentHashMap<>();
         AtomicInteger requests = new AtomicInteger();
         String root = "/fencegate-trips-" + UUID.randomUUID().toString().substring(0, 8);
-        try (CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryNTimes(3, 100))) {
+        try (CuratorFramework client = CuratorFrameworkFactory.newClient(ZK.connectString(), new RetryNTimes(3, 100))) {
             client.start();
             assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
             client.getZookeeperClient().setTracerDriver(new TracerDriver() {
