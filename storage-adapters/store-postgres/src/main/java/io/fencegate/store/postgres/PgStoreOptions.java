@@ -1,17 +1,19 @@
 package io.fencegate.store.postgres;
 
-import io.fencegate.store.GuardRule;
 import io.fencegate.store.OptionChecks;
-import io.fencegate.store.StoreLimits;
 import io.fencegate.store.StoreName;
+import io.fencegate.store.StoreOptions;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Where the reactive Postgres store connects and how it behaves. Fluent setters, sane defaults;
- * {@link #validate()} checks everything at open, naming the option.
+ * {@link #validate()} checks everything at open, naming the option. The name is the schema's: it
+ * is claimed for it at open, and a store with another name on the same schema, reactive or JDBC,
+ * is refused (items are keyed by the bare key, locks and API-key scopes by store). Keys are
+ * further capped at the key column, {@code FencegateSchema.MAX_KEY_BYTES}.
  */
-public final class PgStoreOptions {
+public final class PgStoreOptions extends StoreOptions<PgStoreOptions> {
     private String host = "127.0.0.1";
     private int port = 5432;
     private String database = "postgres";
@@ -21,17 +23,6 @@ public final class PgStoreOptions {
     private int poolSize = 8;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration operationTimeout = Duration.ofSeconds(10);
-    private GuardRule rule = GuardRule.STRICT;
-    private StoreLimits limits = StoreLimits.DEFAULT;
-    private String name = "default";
-
-    /**
-     * The store's name (default {@code "default"}; 1-64 of A-Z a-z 0-9 _ . -). The schema is
-     * claimed for it at open, and a store with another name on the same schema, reactive or
-     * JDBC, is refused: items are keyed by the bare key, locks and API-key scopes by store.
-     */
-    public String name() { return name; }
-    public PgStoreOptions name(String name) { this.name = StoreName.check(name); return this; }
 
     public String host() { return host; }
     public PgStoreOptions host(String host) { this.host = Objects.requireNonNull(host); return this; }
@@ -66,21 +57,13 @@ public final class PgStoreOptions {
     public Duration operationTimeout() { return operationTimeout; }
     public PgStoreOptions operationTimeout(Duration operationTimeout) { this.operationTimeout = operationTimeout; return this; }
 
-    /** The guard rule (default {@link GuardRule#STRICT}). */
-    public GuardRule rule() { return rule; }
-    public PgStoreOptions rule(GuardRule rule) { this.rule = Objects.requireNonNull(rule); return this; }
-
-    /** Keys are further capped at the key column, {@code FencegateSchema.MAX_KEY_BYTES}. */
-    public StoreLimits limits() { return limits; }
-    public PgStoreOptions limits(StoreLimits limits) { this.limits = Objects.requireNonNull(limits); return this; }
-
     /**
      * Checks every setting once, at open; the message names the option and its bad value.
      *
      * @throws IllegalArgumentException on the first problem
      */
     public PgStoreOptions validate() {
-        StoreName.check(name);
+        StoreName.check(name());
         OptionChecks.notBlank("host", host);
         OptionChecks.inRange("port", port, 1, 65535);
         OptionChecks.notBlank("database", database);
