@@ -4,17 +4,17 @@ package io.fencegate.issuer.redis;
 record RedisKeys(String prefix) {
 
     String lock(String lock) {
-        return prefix + "lock:" + lock;
+        return perLock("lock", lock);
     }
 
     /** The lock-delay of the lock's last lease granted with one: {@code token:delayMs}, living ttl + delay. */
     String delay(String lock) {
-        return prefix + "delay:" + lock;
+        return perLock("delay", lock);
     }
 
     /** Set while a caller waits for the lock, so its release PUBLISHes a wake-up. */
     String waiters(String lock) {
-        return prefix + "waiters:" + lock;
+        return perLock("waiters", lock);
     }
 
     /** Sorted set of the locks granted and not released (expired ones until a listing sees them). */
@@ -29,12 +29,12 @@ record RedisKeys(String prefix) {
 
     /** Sorted set of the lock's latest granted tokens, for {@code wasGranted}. */
     String grants(String lock) {
-        return prefix + "grants:" + lock;
+        return perLock("grants", lock);
     }
 
     /** Short-lived marker left by a release, so the granting issuer does not report EXPIRED. */
     String released(String secret) {
-        return prefix + "released:" + secret;
+        return perLock("released", secret);
     }
 
     /** One counter for all locks: tokens are unique across locks, like ZooKeeper's zxid. */
@@ -57,5 +57,13 @@ record RedisKeys(String prefix) {
 
     String releaseChannel() {
         return prefix + "released";
+    }
+
+    /**
+     * {@code prefix + kind + ":" + name}: the one shape of every per-lock (or per-lease) key. The
+     * strings are a data format in Redis, shared with issuers of other versions: never change them.
+     */
+    private String perLock(String kind, String name) {
+        return prefix + kind + ":" + name;
     }
 }

@@ -37,6 +37,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -186,28 +187,39 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Optional<Lease>> renew(String leaseId) {
+        return onLease(leaseId, Optional.empty(), parsed -> {
+            String lock = parsed.lock();
+            long sent = System.currentTimeMillis();
+            return LeaseScripts.renew.<List<Object>>run(redis,
+                            new String[] {keys.lock(lock), keys.grants(lock), keys.run(), keys.delay(lock)},
+                            parsed.secret(), Long.toString(options.grantRetention().toMillis()))
+                    .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent));
+        });
+    }
+
+    /**
+     * Runs {@code call} for a lease id this issuer could have made, its errors mapped; an id of no
+     * lease answers {@code none} without a round trip, and a closed issuer fails, as every call does.
+     */
+    private <T> CompletionStage<T> onLease(String leaseId, T none, Function<LeaseIds.Parsed, CompletionStage<T>> call) {
         Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(leaseId);
         if (parsed.isEmpty() || closed.get()) {
-            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(Optional.empty());
+            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(none);
         }
-        String lock = parsed.get().lock();
-        long sent = System.currentTimeMillis();
-        return mapErrors(LeaseScripts.renew.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.grants(lock), keys.run(), keys.delay(lock)},
-                        parsed.get().secret(), Long.toString(options.grantRetention().toMillis()))
-                .thenApply(reply -> LeaseScripts.first(reply) == 1
-                        ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
-                                sent + LeaseScripts.asLong(reply.get(2))))
-                        : Optional.<Lease>empty()));
+        return mapErrors(call.apply(parsed.get()));
+    }
+
+    /** A renew or find script's reply: {@code [1, token, remaining ms]} is the lease, anything else none. */
+    private static Optional<Lease> leaseFrom(List<Object> reply, String lock, String leaseId, long sent) {
+        return LeaseScripts.first(reply) == 1
+                ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
+                        sent + LeaseScripts.asLong(reply.get(2))))
+                : Optional.empty();
     }
 
     @Override
     public CompletionStage<Boolean> release(String leaseId) {
-        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(leaseId);
-        if (parsed.isEmpty() || closed.get()) {
-            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(false);
-        }
-        return mapErrors(releaseNow(parsed.get().lock(), parsed.get().secret()));
+        return onLease(leaseId, false, parsed -> releaseNow(parsed.lock(), parsed.secret()));
     }
 
     private CompletionStage<Boolean> releaseNow(String lock, String secret) {
@@ -250,28 +262,19 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     @Override
     public CompletionStage<Optional<Lease>> find(String leaseId) {
-        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(leaseId);
-        if (parsed.isEmpty() || closed.get()) {
-            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(Optional.empty());
-        }
-        String lock = parsed.get().lock();
-        long sent = System.currentTimeMillis();
-        return mapErrors(LeaseScripts.find.<List<Object>>run(redis, new String[] {keys.lock(lock), keys.run()},
-                        parsed.get().secret())
-                .thenApply(reply -> LeaseScripts.first(reply) == 1
-                        ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
-                                sent + LeaseScripts.asLong(reply.get(2))))
-                        : Optional.<Lease>empty()));
+        return onLease(leaseId, Optional.empty(), parsed -> {
+            String lock = parsed.lock();
+            long sent = System.currentTimeMillis();
+            return LeaseScripts.find.<List<Object>>run(redis, new String[] {keys.lock(lock), keys.run()}, parsed.secret())
+                    .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent));
+        });
     }
 
     /** The release script's marker lives the lease's remaining ttl plus a minute. */
     @Override
     public CompletionStage<Boolean> wasReleased(Lease lease) {
-        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(lease.leaseId());
-        if (parsed.isEmpty() || closed.get()) {
-            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(false);
-        }
-        return mapErrors(redis.exists(keys.released(parsed.get().secret())).thenApply(n -> n != null && n > 0));
+        return onLease(lease.leaseId(), false,
+                parsed -> redis.exists(keys.released(parsed.secret())).thenApply(n -> n != null && n > 0));
     }
 
     /** Index entries one page may examine, per lease asked for: bounds a page among expired entries. */
