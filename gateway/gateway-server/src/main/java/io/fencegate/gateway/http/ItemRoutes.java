@@ -4,6 +4,7 @@ import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.metrics.GatewayMetrics;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Found;
+import io.fencegate.store.GuardedStore;
 import io.fencegate.store.Missing;
 import io.fencegate.store.ReadResult;
 import io.fencegate.store.Stale;
@@ -25,31 +26,34 @@ import java.util.concurrent.TimeUnit;
 record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long maxBodyBytes, Duration timeout) {
 
     void put(RoutingContext ctx, StoreTarget target) {
-        StoreBinding b = target.binding();
-        String store = b.name();
-        Future<WriteResult> done;
-        try {
-            String key = key(target);
-            ctx.put(StoreActivity.KEY, key);
-            long token = TokenGate.required(ctx);
-            long limit = Math.min(maxBodyBytes, b.store().limits().maxValueBytes());
-            done = gate.admit(ctx, b, key, token)
-                    .compose(v -> Bodies.read(ctx.request(), limit))
-                    .compose(body -> call(ctx, b.store().write(key, token, bytes(body))));
-        } catch (Problem p) {
-            done = Future.failedFuture(p);
-        }
-        done.onSuccess(r -> answerWrite(ctx, store, r)).onFailure(t -> failWrite(ctx, store, t));
+        guarded(ctx, target, (store, key, token) -> {
+            long limit = Math.min(maxBodyBytes, store.limits().maxValueBytes());
+            return Bodies.read(ctx.request(), limit).compose(body -> call(ctx, store.write(key, token, bytes(body))));
+        });
     }
 
     void delete(RoutingContext ctx, StoreTarget target) {
+        guarded(ctx, target, (store, key, token) -> call(ctx, store.delete(key, token)));
+    }
+
+    /** What a PUT or DELETE does once its key, token and grant have passed. */
+    @FunctionalInterface
+    private interface GuardedCall {
+        Future<WriteResult> run(GuardedStore store, String key, long token);
+    }
+
+    /**
+     * A PUT or DELETE: key (400), token (428 / 400) and grant (403) checked in DESIGN.md's order,
+     * then {@code call}; one answer, counted once, whichever step fails.
+     */
+    private void guarded(RoutingContext ctx, StoreTarget target, GuardedCall call) {
         StoreBinding b = target.binding();
         Future<WriteResult> done;
         try {
             String key = key(target);
             ctx.put(StoreActivity.KEY, key);
             long token = TokenGate.required(ctx);
-            done = gate.admit(ctx, b, key, token).compose(v -> call(ctx, b.store().delete(key, token)));
+            done = gate.admit(ctx, b, key, token).compose(v -> call.run(b.store(), key, token));
         } catch (Problem p) {
             done = Future.failedFuture(p);
         }
