@@ -1,69 +1,53 @@
 package io.fencegate.issuer.redis;
 
-/** Every key and channel name, under one prefix so deployments (and tests) never collide. */
+/**
+ * Every key and channel name, under one prefix so deployments (and tests) never collide. The
+ * names are a data format in Redis, shared with issuers of other versions on the same prefix:
+ * never change them ({@code RedisKeysTest} pins each one).
+ */
 record RedisKeys(String prefix) {
 
-    String lock(String lock) {
-        return perLock("lock", lock);
-    }
+    // Per lock (or per lease): prefix + kind + ":" + name.
+
+    /** The lock itself: {@code secret:token:ttlMs} of its lease, living the lease's ttl. */
+    String lock(String lock) { return perLock("lock", lock); }
 
     /** The lock-delay of the lock's last lease granted with one: {@code token:delayMs}, living ttl + delay. */
-    String delay(String lock) {
-        return perLock("delay", lock);
-    }
+    String delay(String lock) { return perLock("delay", lock); }
 
     /** Set while a caller waits for the lock, so its release PUBLISHes a wake-up. */
-    String waiters(String lock) {
-        return perLock("waiters", lock);
-    }
-
-    /** Sorted set of the locks granted and not released (expired ones until a listing sees them). */
-    String live() {
-        return prefix + "leases";
-    }
-
-    /** Hash lock to {@code token:instance name} of its last grant, for listings. */
-    String holders() {
-        return prefix + "holders";
-    }
+    String waiters(String lock) { return perLock("waiters", lock); }
 
     /** Sorted set of the lock's latest granted tokens, for {@code wasGranted}. */
-    String grants(String lock) {
-        return perLock("grants", lock);
+    String grants(String lock) { return perLock("grants", lock); }
+
+    /** Short-lived marker left by a release (per lease secret), so the granting issuer does not report EXPIRED. */
+    String released(String secret) { return perLock("released", secret); }
+
+    private String perLock(String kind, String name) {
+        return prefix + kind + ":" + name;
     }
 
-    /** Short-lived marker left by a release, so the granting issuer does not report EXPIRED. */
-    String released(String secret) {
-        return perLock("released", secret);
-    }
+    // One for the whole prefix.
+
+    /** Sorted set of the locks granted and not released (expired ones until a listing sees them). */
+    String live() { return prefix + "leases"; }
+
+    /** Hash lock to {@code token:instance name} of its last grant, for listings. */
+    String holders() { return prefix + "holders"; }
 
     /** One counter for all locks: tokens are unique across locks, like ZooKeeper's zxid. */
-    String counter() {
-        return prefix + "token-counter";
-    }
+    String counter() { return prefix + "token-counter"; }
 
     /** Highest token Redis may hand out; never above the durable high-water mark. */
-    String ceiling() {
-        return prefix + "token-ceiling";
-    }
+    String ceiling() { return prefix + "token-ceiling"; }
 
     /**
      * {@code run_id:floor}: the Redis server run under which the counter was last (re)initialised,
      * and the counter's value then. Every token handed out before that run is {@code <= floor}.
      */
-    String run() {
-        return prefix + "token-run";
-    }
+    String run() { return prefix + "token-run"; }
 
-    String releaseChannel() {
-        return prefix + "released";
-    }
-
-    /**
-     * {@code prefix + kind + ":" + name}: the one shape of every per-lock (or per-lease) key. The
-     * strings are a data format in Redis, shared with issuers of other versions: never change them.
-     */
-    private String perLock(String kind, String name) {
-        return prefix + kind + ":" + name;
-    }
+    /** The channel a release PUBLISHes the lock's name on, when a waiter marked the lock. */
+    String releaseChannel() { return prefix + "released"; }
 }
