@@ -160,17 +160,8 @@ final class GrantLog {
 
     CompletableFuture<Boolean> wasReleased(String lock, long token) {
         String path = nodes.grantPath(lock, token);
-        return zk.call("read grant " + token, cb -> client.getData().inBackground(cb).forPath(path))
-                .thenApply(event -> {
-                    Code code = AsyncZk.code(event);
-                    if (code == Code.NONODE) {
-                        return false;
-                    }
-                    if (code != Code.OK) {
-                        throw AsyncZk.unexpected("read grant", event);
-                    }
-                    return java.util.Arrays.equals(event.getData(), RELEASED);
-                });
+        return zk.readIfExists("read grant " + token, cb -> client.getData().inBackground(cb).forPath(path))
+                .thenApply(event -> event != null && java.util.Arrays.equals(event.getData(), RELEASED));
     }
 
     /**

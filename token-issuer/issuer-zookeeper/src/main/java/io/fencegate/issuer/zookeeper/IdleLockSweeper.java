@@ -171,17 +171,8 @@ final class IdleLockSweeper {
 
     /** The children, or null if the node does not exist. */
     private CompletableFuture<List<String>> children(String path) {
-        return parts.zk().call("list " + path, cb -> parts.client().getChildren().inBackground(cb).forPath(path))
-                .thenApply(event -> {
-                    Code code = AsyncZk.code(event);
-                    if (code == Code.NONODE) {
-                        return null;
-                    }
-                    if (code != Code.OK) {
-                        throw AsyncZk.unexpected("list", event);
-                    }
-                    return event.getChildren();
-                });
+        return parts.zk().readIfExists("list " + path, cb -> parts.client().getChildren().inBackground(cb).forPath(path))
+                .thenApply(event -> event == null ? null : event.getChildren());
     }
 
     /** Deletes a node unless it has children (or is gone already): never forces anything. */
