@@ -14,7 +14,18 @@ public final class ListCursors {
 
     private ListCursors() { }
 
-    public static void checkArguments(String lockPrefix, int limit) {
+    /**
+     * Checks a listing's arguments and answers the lock its page starts after: the cursor decoded,
+     * null for the first page.
+     *
+     * @throws IllegalArgumentException naming the first bad argument
+     */
+    public static String checkedAfter(String lockPrefix, String cursor, int limit) {
+        checkArguments(lockPrefix, limit);
+        return decode(cursor);
+    }
+
+    private static void checkArguments(String lockPrefix, int limit) {
         if (lockPrefix == null) {
             throw new IllegalArgumentException("the lock prefix must not be null (\"\" lists every lock)");
         }
@@ -35,7 +46,7 @@ public final class ListCursors {
     }
 
     /** The last lock a previous page covered; null for null (the first page). */
-    public static String decode(String cursor) {
+    private static String decode(String cursor) {
         if (cursor == null) {
             return null;
         }

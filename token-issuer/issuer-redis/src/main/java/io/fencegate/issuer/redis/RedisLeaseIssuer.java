@@ -284,8 +284,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
         String after;
         try {
-            ListCursors.checkArguments(lockPrefix, limit);
-            after = ListCursors.decode(cursor);
+            after = ListCursors.checkedAfter(lockPrefix, cursor, limit);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }

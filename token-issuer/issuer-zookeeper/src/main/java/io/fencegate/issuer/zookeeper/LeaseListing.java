@@ -59,8 +59,7 @@ final class LeaseListing {
     CompletableFuture<LeasePage> list(String prefix, String cursor, int limit) {
         String after;
         try {
-            ListCursors.checkArguments(prefix, limit);
-            after = ListCursors.decode(cursor);
+            after = ListCursors.checkedAfter(prefix, cursor, limit);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
