@@ -130,7 +130,10 @@ public final class DemoMain implements Callable<Integer> {
         }
     }
 
-    /** Runs a mode; a control mode (1, 2) that shows no anomaly runs again with a longer pause, and says so. */
+    /**
+     * Runs a mode; a control mode (1, 2) that shows no anomaly runs again, and says so: with a longer
+     * pause, or with the same one if buyer 0 was never paused.
+     */
     private ModeResult runMode(ModeRun runner, Mode mode) throws Exception {
         long pause = pauseMs;
         for (int attempt = 1; ; attempt++) {
@@ -143,6 +146,12 @@ public final class DemoMain implements Callable<Integer> {
                     System.out.printf("  no anomaly in %d runs of mode %s: reported as is.%n", ATTEMPTS, mode.number);
                 }
                 return r;
+            }
+            if (r.pausedMs() == 0) {
+                // Nothing was paused (the others sold out before buyer 0 got the lock): a longer pause
+                // would change nothing, the same one gets another chance.
+                System.out.printf("  buyer 0 never held the lock this run: running mode %s again%n", mode.number);
+                continue;
             }
             pause = Math.min(Math.max(pause * 2, ModeRun.TTL_MS), 10_000);
             System.out.printf("  no anomaly this run (the pause missed the window): running mode %s again, pause at least %d ms%n",
