@@ -208,7 +208,9 @@ public final class NemesisCommand implements Callable<Integer> {
     }
 
     private void control(Deployment d, Path dir, Control control) throws Exception {
-        RunOptions options = new RunOptions(d.urls, Workload.COUNTER, 10, 16, 0, "main",
+        // 20 s: the plain-reads anomaly needs a pause to land between a successor's read and write;
+        // in 10 s a clean-clone CI run once saw none (114 operations, PROVED NOTHING).
+        RunOptions options = new RunOptions(d.urls, Workload.COUNTER, 20, 16, 0, "main",
                 "control-" + UUID.randomUUID().toString().substring(0, 8), 2, 500, 20, 0.3, control,
                 List.of(d.jdbcUrl(), d.dbUser(), ""), null).validate();
         judge(d, dir.resolve("control-" + control.label()), Workload.COUNTER, control, Runner.run(options));
