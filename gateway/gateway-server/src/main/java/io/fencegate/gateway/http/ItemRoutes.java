@@ -2,6 +2,8 @@ package io.fencegate.gateway.http;
 
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.metrics.GatewayMetrics;
+import io.fencegate.gateway.metrics.GatewayMetrics.ReadOutcome;
+import io.fencegate.gateway.metrics.GatewayMetrics.WriteOutcome;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Found;
 import io.fencegate.store.GuardedStore;
@@ -76,7 +78,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
             }
         } catch (Problem p) {
             if (ctx.request().headers().contains(FencingToken.HEADER)) {
-                metrics.fencedReadRefused(b.name());
+                metrics.fencedRead(b.name(), ReadOutcome.REFUSED);
             }
             ctx.fail(p);
             return;
@@ -88,16 +90,12 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
         gate.admit(ctx, b, key, token)
                 .compose(v -> call(ctx, b.store().fencedRead(key, token)))
                 .onSuccess(r -> {
-                    if (r instanceof Stale) {
-                        metrics.fencedReadStale(b.name());
-                    } else {
-                        metrics.fencedReadClaimed(b.name());
-                    }
+                    metrics.fencedRead(b.name(), r instanceof Stale ? ReadOutcome.STALE : ReadOutcome.CLAIMED);
                     answerRead(ctx, r);
                 })
                 .onFailure(t -> {
                     if (t instanceof Problem p && p.status() < 500) {
-                        metrics.fencedReadRefused(b.name());
+                        metrics.fencedRead(b.name(), ReadOutcome.REFUSED);
                     }
                     ctx.fail(t);
                 });
@@ -122,7 +120,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
 
     private void answerWrite(RoutingContext ctx, String store, WriteResult result) {
         if (result instanceof Applied applied) {
-            metrics.writeApplied(store);
+            metrics.write(store, WriteOutcome.APPLIED);
             long token = FencingToken.of(ctx);
             ctx.response().putHeader("Content-Type", "application/json")
                     .end(new JsonObject().put("applied", true).put("token", token)
@@ -135,7 +133,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
 
     private void failWrite(RoutingContext ctx, String store, Throwable t) {
         if (t instanceof Problem p && p.status() < 500) {
-            metrics.writeRefused(store);
+            metrics.write(store, WriteOutcome.REFUSED);
         }
         ctx.fail(t);
     }

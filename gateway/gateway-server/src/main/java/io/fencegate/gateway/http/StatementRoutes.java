@@ -2,6 +2,7 @@ package io.fencegate.gateway.http;
 
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.metrics.GatewayMetrics;
+import io.fencegate.gateway.metrics.GatewayMetrics.WriteOutcome;
 import io.fencegate.store.Executed;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.Stale;
@@ -49,7 +50,7 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, 
         }
         done.onSuccess(r -> answer(ctx, b.name(), token(ctx), r)).onFailure(t -> {
             if (t instanceof Problem p && p.status() < 500 && p.status() != 404) {
-                metrics.writeRefused(b.name());
+                metrics.write(b.name(), WriteOutcome.REFUSED);
             }
             ctx.fail(t);
         });
@@ -57,7 +58,7 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, 
 
     private void answer(RoutingContext ctx, String store, long token, StatementResult result) {
         if (result instanceof Executed executed) {
-            metrics.writeApplied(store);
+            metrics.write(store, WriteOutcome.APPLIED);
             ctx.response().putHeader("Content-Type", "application/json")
                     .end(new JsonObject().put("applied", true).put("rows", executed.rows())
                             .put("token", token).put("previousToken", executed.previousToken()).encode());

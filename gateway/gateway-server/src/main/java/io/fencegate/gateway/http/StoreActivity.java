@@ -7,6 +7,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,13 +30,16 @@ final class StoreActivity implements GatewayMetrics {
     private final Map<String, Counts> stores = new ConcurrentHashMap<>();
     private final Deque<JsonObject> refusals = new ArrayDeque<>();
 
+    /** One store's counts, by outcome (indexed by the enums' ordinals). */
     private static final class Counts {
-        final LongAdder applied = new LongAdder();
-        final LongAdder stale = new LongAdder();
-        final LongAdder refused = new LongAdder();
-        final LongAdder readClaimed = new LongAdder();
-        final LongAdder readStale = new LongAdder();
-        final LongAdder readRefused = new LongAdder();
+        final LongAdder[] writes = adders(WriteOutcome.values().length);
+        final LongAdder[] reads = adders(ReadOutcome.values().length);
+
+        private static LongAdder[] adders(int n) {
+            LongAdder[] adders = new LongAdder[n];
+            Arrays.setAll(adders, i -> new LongAdder());
+            return adders;
+        }
     }
 
     StoreActivity(GatewayMetrics delegate) {
@@ -55,12 +59,18 @@ final class StoreActivity implements GatewayMetrics {
             }
             Counts c = of(name);
             out.put(name, new JsonObject()
-                    .put("writes", new JsonObject().put("applied", c.applied.sum()).put("stale", c.stale.sum())
-                            .put("refused", c.refused.sum()))
-                    .put("fencedReads", new JsonObject().put("claimed", c.readClaimed.sum())
-                            .put("stale", c.readStale.sum()).put("refused", c.readRefused.sum())));
+                    .put("writes", sums(WriteOutcome.values(), c.writes))
+                    .put("fencedReads", sums(ReadOutcome.values(), c.reads)));
         }
         return out;
+    }
+
+    private static JsonObject sums(Outcome[] outcomes, LongAdder[] adders) {
+        JsonObject sums = new JsonObject();
+        for (Outcome outcome : outcomes) {
+            sums.put(outcome.label(), adders[outcome.ordinal()].sum());
+        }
+        return sums;
     }
 
     /** The newest refusals first, of the stores {@code visible} lets through. */
@@ -78,7 +88,7 @@ final class StoreActivity implements GatewayMetrics {
 
     @Override
     public void writeStale(String store, String key, Stale stale) {
-        writeStale(store);
+        write(store, WriteOutcome.STALE);
         if (stale.alreadyApplied()) {
             return; // a retry of an applied write: nothing was saved from anything
         }
@@ -94,39 +104,15 @@ final class StoreActivity implements GatewayMetrics {
     }
 
     @Override
-    public void writeApplied(String store) {
-        of(store).applied.increment();
-        delegate.writeApplied(store);
+    public void write(String store, WriteOutcome outcome) {
+        of(store).writes[outcome.ordinal()].increment();
+        delegate.write(store, outcome);
     }
 
     @Override
-    public void writeStale(String store) {
-        of(store).stale.increment();
-        delegate.writeStale(store);
-    }
-
-    @Override
-    public void writeRefused(String store) {
-        of(store).refused.increment();
-        delegate.writeRefused(store);
-    }
-
-    @Override
-    public void fencedReadClaimed(String store) {
-        of(store).readClaimed.increment();
-        delegate.fencedReadClaimed(store);
-    }
-
-    @Override
-    public void fencedReadStale(String store) {
-        of(store).readStale.increment();
-        delegate.fencedReadStale(store);
-    }
-
-    @Override
-    public void fencedReadRefused(String store) {
-        of(store).readRefused.increment();
-        delegate.fencedReadRefused(store);
+    public void fencedRead(String store, ReadOutcome outcome) {
+        of(store).reads[outcome.ordinal()].increment();
+        delegate.fencedRead(store, outcome);
     }
 
     @Override

@@ -2,10 +2,11 @@ package io.fencegate.gateway.metrics;
 
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
+import java.util.Locale;
 
 /**
- * What the gateway counts. Routes call the outcome methods once per request; {@link #timed} wraps a
- * route handler to time it. With metrics off, {@link #noop()} makes every call free (the JIT drops
+ * What the gateway counts. Routes report each write's and fenced read's {@link Outcome} once per
+ * request; {@link #timed} wraps a route handler to time it. With metrics off, {@link #noop()} makes every call free (the JIT drops
  * them), so routes never test a flag.
  *
  * <p>Prometheus names: {@code fencegate_writes_total{store,outcome=applied|stale|refused}},
@@ -15,31 +16,51 @@ import io.vertx.ext.web.RoutingContext;
  */
 public interface GatewayMetrics {
 
-    /** A PUT, DELETE or statement passed the guard. */
-    void writeApplied(String store);
+    /** How a guarded operation ended; its label (Prometheus, status page) is its name in lower case. */
+    interface Outcome {
+        String name();
 
-    /** A PUT, DELETE or statement was refused by the guard (409). */
-    void writeStale(String store);
+        int ordinal();
 
-    /**
-     * The same, with what was refused: the item's key and the guard's answer (the attempted
-     * token, the item's current token and fence), for the status page's list of refusals.
-     */
-    default void writeStale(String store, String key, io.fencegate.store.Stale stale) {
-        writeStale(store);
+        default String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 
-    /** A write was refused before the guard: 400, 403, 413, 428 (not 404: an unknown store is no store). */
-    void writeRefused(String store);
+    /** How a PUT, DELETE or statement ended. */
+    enum WriteOutcome implements Outcome {
+        /** Passed the guard. */
+        APPLIED,
+        /** Refused by the guard (409). */
+        STALE,
+        /** Refused before the guard: 400, 403, 413, 428 (not 404: an unknown store is no store). */
+        REFUSED
+    }
 
-    /** A fenced read raised (or held) the item's fence. */
-    void fencedReadClaimed(String store);
+    /** How a fenced read ended. */
+    enum ReadOutcome implements Outcome {
+        /** Raised (or held) the item's fence. */
+        CLAIMED,
+        /** Refused by the guard (409): a higher token got there first. */
+        STALE,
+        /** Refused before the guard (400, 403). */
+        REFUSED
+    }
 
-    /** A fenced read was refused by the guard (409): a higher token got there first. */
-    void fencedReadStale(String store);
+    /** A PUT, DELETE or statement on {@code store} ended so. */
+    void write(String store, WriteOutcome outcome);
 
-    /** A fenced read was refused before the guard (400, 403). */
-    void fencedReadRefused(String store);
+    /**
+     * A write refused by the guard, with what was refused: the item's key and the guard's answer
+     * (the attempted token, the item's current token and fence), for the status page's list of
+     * refusals.
+     */
+    default void writeStale(String store, String key, io.fencegate.store.Stale stale) {
+        write(store, WriteOutcome.STALE);
+    }
+
+    /** A fenced read on {@code store} ended so. */
+    void fencedRead(String store, ReadOutcome outcome);
 
     /** {@code POST /v1/leases} answered 201. */
     void leaseGranted();

@@ -9,17 +9,9 @@ final class NoopGatewayMetrics implements GatewayMetrics {
 
     private NoopGatewayMetrics() {}
 
-    @Override public void writeApplied(String store) {}
+    @Override public void write(String store, WriteOutcome outcome) {}
 
-    @Override public void writeStale(String store) {}
-
-    @Override public void writeRefused(String store) {}
-
-    @Override public void fencedReadClaimed(String store) {}
-
-    @Override public void fencedReadStale(String store) {}
-
-    @Override public void fencedReadRefused(String store) {}
+    @Override public void fencedRead(String store, ReadOutcome outcome) {}
 
     @Override public void leaseGranted() {}
 

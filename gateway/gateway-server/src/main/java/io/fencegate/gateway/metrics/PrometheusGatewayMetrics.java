@@ -1,7 +1,6 @@
 package io.fencegate.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -23,13 +22,33 @@ import java.util.concurrent.TimeUnit;
  */
 final class PrometheusGatewayMetrics implements GatewayMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final Map<String, Counter> writes = new ConcurrentHashMap<>();
-    private final Map<String, Counter> reads = new ConcurrentHashMap<>();
+    private final StoreOutcomes writes = new StoreOutcomes("fencegate.writes",
+            "Guarded writes (PUT, DELETE, statements) by store and outcome");
+    private final StoreOutcomes reads = new StoreOutcomes("fencegate.fenced.reads", "Fenced reads by store and outcome");
     private final Map<RequestKey, Timer> timers = new ConcurrentHashMap<>();
     private final Counter leasesGranted;
     private final Counter leasesDenied;
 
     private record RequestKey(String route, String method, int status) {}
+
+    /** One counter per store and outcome of a meter, built on first use: no series for what never happened. */
+    private final class StoreOutcomes {
+        private final String name;
+        private final String description;
+        private final Map<String, Map<Outcome, Counter>> byStore = new ConcurrentHashMap<>();
+
+        StoreOutcomes(String name, String description) {
+            this.name = name;
+            this.description = description;
+        }
+
+        void increment(String store, Outcome outcome) {
+            byStore.computeIfAbsent(store, s -> new ConcurrentHashMap<>())
+                    .computeIfAbsent(outcome, o -> Counter.builder(name).description(description)
+                            .tag("store", store).tag("outcome", o.label()).register(registry))
+                    .increment();
+        }
+    }
 
     PrometheusGatewayMetrics() {
         new JvmMemoryMetrics().bindTo(registry);
@@ -45,34 +64,15 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
                 .tag("outcome", outcome).register(registry);
     }
 
-    private static Counter counter(MeterRegistry registry, String name, String description, String store, String outcome) {
-        return Counter.builder(name).description(description)
-                .tag("store", store).tag("outcome", outcome).register(registry);
+    @Override
+    public void write(String store, WriteOutcome outcome) {
+        writes.increment(store, outcome);
     }
 
-    private void write(String store, String outcome) {
-        writes.computeIfAbsent(store + '\0' + outcome,
-                k -> counter(registry, "fencegate.writes", "Guarded writes (PUT, DELETE, statements) by store and outcome",
-                        store, outcome)).increment();
+    @Override
+    public void fencedRead(String store, ReadOutcome outcome) {
+        reads.increment(store, outcome);
     }
-
-    private void read(String store, String outcome) {
-        reads.computeIfAbsent(store + '\0' + outcome,
-                k -> counter(registry, "fencegate.fenced.reads", "Fenced reads by store and outcome",
-                        store, outcome)).increment();
-    }
-
-    @Override public void writeApplied(String store) { write(store, "applied"); }
-
-    @Override public void writeStale(String store) { write(store, "stale"); }
-
-    @Override public void writeRefused(String store) { write(store, "refused"); }
-
-    @Override public void fencedReadClaimed(String store) { read(store, "claimed"); }
-
-    @Override public void fencedReadStale(String store) { read(store, "stale"); }
-
-    @Override public void fencedReadRefused(String store) { read(store, "refused"); }
 
     @Override public void leaseGranted() { leasesGranted.increment(); }
 

@@ -2,6 +2,8 @@ package io.fencegate.gateway.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fencegate.gateway.metrics.GatewayMetrics.ReadOutcome;
+import io.fencegate.gateway.metrics.GatewayMetrics.WriteOutcome;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import java.net.URI;
@@ -20,12 +22,12 @@ class GatewayMetricsTest {
     @Test
     void outcomesAreCountedPerStoreAndScrapedAsPrometheusText() {
         GatewayMetrics m = GatewayMetrics.prometheus();
-        m.writeApplied("orders");
-        m.writeApplied("orders");
-        m.writeStale("orders");
-        m.writeRefused("files");
-        m.fencedReadClaimed("orders");
-        m.fencedReadStale("orders");
+        m.write("orders", WriteOutcome.APPLIED);
+        m.write("orders", WriteOutcome.APPLIED);
+        m.write("orders", WriteOutcome.STALE);
+        m.write("files", WriteOutcome.REFUSED);
+        m.fencedRead("orders", ReadOutcome.CLAIMED);
+        m.fencedRead("orders", ReadOutcome.STALE);
         m.leaseGranted();
         m.leaseDenied();
         m.leaseDenied();
@@ -84,7 +86,7 @@ class GatewayMetricsTest {
         GatewayMetrics m = GatewayMetrics.noop();
         io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> h = ctx -> {};
         assertThat(m.timed("/x", h)).isSameAs(h);
-        m.writeApplied("s");
+        m.write("s", WriteOutcome.APPLIED);
         m.leaseGranted();
         assertThat(m.enabled()).isFalse();
         assertThat(m.scrape()).isEmpty();
