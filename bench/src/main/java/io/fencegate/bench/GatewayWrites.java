@@ -1,5 +1,7 @@
 package io.fencegate.bench;
 
+import static io.fencegate.bench.WriteBenchData.VALUE;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.client.FencegateClient;
@@ -21,7 +23,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -42,13 +43,7 @@ final class GatewayWrites implements AutoCloseable {
     static final String CLIENT = "Java client vs a pooled async HTTP client";
     static final int KEYS = 10_000;
     static final int POOL = 16;
-    private static final byte[] VALUE = new byte[100];
-
-    static {
-        Arrays.fill(VALUE, (byte) 'a');
-    }
-
-    private final String name = "bench_" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
+    private final String name = WriteBenchData.freshNamespace();
     private final Path workDir;
     private final GatewayProcess gateway;
     private final Vertx vertx = Vertx.vertx();

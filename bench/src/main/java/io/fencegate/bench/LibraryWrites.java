@@ -1,5 +1,6 @@
 package io.fencegate.bench;
 
+import static io.fencegate.bench.WriteBenchData.VALUE;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.name;
 import static org.jooq.impl.DSL.table;
@@ -15,7 +16,6 @@ import io.fencegate.store.jdbc.TokenColumnGuard;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -37,13 +37,7 @@ final class LibraryWrites implements AutoCloseable {
     static final String JDBC = "Library: JDBC (jOOQ, Postgres)";
     static final String FILES = "Library: files";
     private static final int ROWS = 1000;
-    private static final byte[] VALUE = new byte[100];
-
-    static {
-        Arrays.fill(VALUE, (byte) 'a');
-    }
-
-    private final String schema = "bench_" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
+    private final String schema = WriteBenchData.freshNamespace();
     private final HikariDataSource pool;
     private final DSLContext dsl;
     private final Table<Record> rows = table(name(schema, "bench_row"));
