@@ -12,7 +12,6 @@ import io.fencegate.issuer.LockNames;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +19,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -28,7 +26,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -266,14 +263,7 @@ public abstract class AbstractLeaseIssuerContractTest {
         LeaseIssuer a = issuer();
         LeaseIssuer b = issuer();
         List<String> locks = List.of(lock("c0"), lock("c1"), lock("c2"), lock("c3"));
-        Map<String, AtomicInteger> holders = new ConcurrentHashMap<>();
-        // Appended only by the lock's current holder, so the list order is the grant order.
-        Map<String, List<Long>> tokensInGrantOrder = new ConcurrentHashMap<>();
-        for (String lock : locks) {
-            holders.put(lock, new AtomicInteger());
-            tokensInGrantOrder.put(lock, Collections.synchronizedList(new ArrayList<>()));
-        }
-        List<String> violations = new CopyOnWriteArrayList<>();
+        GrantOrder grants = new GrantOrder();
         int threads = concurrentThreads();
         int rounds = acquisitionsPerThread();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -283,27 +273,18 @@ public abstract class AbstractLeaseIssuerContractTest {
                 // Half the threads go through each instance: exclusion must hold across instances.
                 LeaseIssuer issuer = t % 2 == 0 ? a : b;
                 workers.add(pool.submit(() -> {
-                    for (int i = 0; i < rounds && violations.isEmpty(); i++) {
+                    for (int i = 0; i < rounds && grants.violations().isEmpty(); i++) {
                         String lock = locks.get(ThreadLocalRandom.current().nextInt(locks.size()));
                         Lease lease = await(issuer.acquire(lock, LONG_TTL, Duration.ofSeconds(60)))
                                 .orElseThrow(() -> new AssertionError("no lease on " + lock + " within 60 s"));
-                        AtomicInteger holder = holders.get(lock);
-                        if (!holder.compareAndSet(0, 1)) {
-                            violations.add("two live leases on " + lock + " (token " + lease.token() + ")");
-                        }
-                        List<Long> tokens = tokensInGrantOrder.get(lock);
-                        if (!tokens.isEmpty() && tokens.get(tokens.size() - 1) >= lease.token()) {
-                            violations.add("token " + lease.token() + " on " + lock + " after "
-                                    + tokens.get(tokens.size() - 1));
-                        }
-                        tokens.add(lease.token());
+                        grants.granted(lock, lease);
                         if (ThreadLocalRandom.current().nextInt(4) == 0) {
                             Thread.onSpinWait();
                             Thread.yield();
                         }
-                        holder.set(0);
+                        grants.releasing(lock);
                         if (!await(issuer.release(lease.leaseId()))) {
-                            violations.add("release of a live lease answered false on " + lock);
+                            grants.violation("release of a live lease answered false on " + lock);
                         }
                     }
                     return null;
@@ -315,10 +296,10 @@ public abstract class AbstractLeaseIssuerContractTest {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(violations).isEmpty();
+        assertThat(grants.violations()).isEmpty();
         int total = 0;
         for (String lock : locks) {
-            List<Long> tokens = tokensInGrantOrder.get(lock);
+            List<Long> tokens = grants.tokens(lock);
             total += tokens.size();
             assertThat(tokens).as("tokens of %s", lock).doesNotHaveDuplicates().isSorted();
             assertThat(tokens).allMatch(token -> token > 0);

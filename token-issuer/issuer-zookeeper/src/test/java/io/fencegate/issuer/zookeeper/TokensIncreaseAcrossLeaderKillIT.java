@@ -4,18 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.testkit.GrantOrder;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,7 +20,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingZooKeeperServer;
@@ -46,17 +42,11 @@ class TokensIncreaseAcrossLeaderKillIT {
             cluster.start();
             LeaseIssuer a = issuer(cluster);
             LeaseIssuer b = issuer(cluster);
-            Map<String, AtomicInteger> holders = new ConcurrentHashMap<>();
-            Map<String, List<Long>> tokens = new ConcurrentHashMap<>();
-            for (String lock : LOCKS) {
-                holders.put(lock, new AtomicInteger());
-                tokens.put(lock, Collections.synchronizedList(new ArrayList<>()));
-            }
-            List<String> violations = new CopyOnWriteArrayList<>();
+            GrantOrder order = new GrantOrder();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger grants = new AtomicInteger();
             AtomicInteger failures = new AtomicInteger();
-            AtomicLong maxTokenBeforeKill = new AtomicLong();
+            long maxTokenBeforeKill;
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
                 List<Future<?>> workers = new ArrayList<>();
@@ -78,18 +68,10 @@ class TokensIncreaseAcrossLeaderKillIT {
                                 continue;
                             }
                             Lease lease = granted.get();
-                            if (!holders.get(lock).compareAndSet(0, 1)) {
-                                violations.add("two holders of " + lock);
-                            }
-                            List<Long> seen = tokens.get(lock);
-                            if (!seen.isEmpty() && seen.get(seen.size() - 1) >= lease.token()) {
-                                violations.add(lock + ": token " + Long.toHexString(lease.token())
-                                        + " after " + Long.toHexString(seen.get(seen.size() - 1)));
-                            }
-                            seen.add(lease.token());
+                            order.granted(lock, lease);
                             grants.incrementAndGet();
                             Thread.sleep(2);
-                            holders.get(lock).set(0);
+                            order.releasing(lock);
                             try {
                                 issuer.release(lease.leaseId()).toCompletableFuture().get(30, TimeUnit.SECONDS);
                             } catch (java.util.concurrent.ExecutionException e) {
@@ -100,11 +82,7 @@ class TokensIncreaseAcrossLeaderKillIT {
                     }));
                 }
                 awaitGrants(grants, 30);
-                tokens.values().forEach(list -> {
-                    synchronized (list) {
-                        list.forEach(token -> maxTokenBeforeKill.accumulateAndGet(token, Math::max));
-                    }
-                });
+                maxTokenBeforeKill = order.maxToken();
                 InstanceSpec leader = leaderOf(cluster);
                 assertThat(cluster.killServer(leader)).isTrue();
                 int grantsAtKill = grants.get();
@@ -123,11 +101,11 @@ class TokensIncreaseAcrossLeaderKillIT {
                 a.close();
                 b.close();
             }
-            assertThat(violations).isEmpty();
-            long epochBefore = maxTokenBeforeKill.get() >>> 32;
+            assertThat(order.violations()).isEmpty();
+            long epochBefore = maxTokenBeforeKill >>> 32;
             long maxEpochAfter = 0;
             for (String lock : LOCKS) {
-                List<Long> seen = tokens.get(lock);
+                List<Long> seen = order.tokens(lock);
                 assertThat(seen).doesNotHaveDuplicates().isSorted();
                 for (long token : seen) {
                     maxEpochAfter = Math.max(maxEpochAfter, token >>> 32);
