@@ -16,31 +16,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
-/** {@code POST /v1/leases}, {@code POST /v1/leases/{leaseId}/renew}, {@code DELETE /v1/leases/{leaseId}}. */
-final class LeaseRoutes {
+/**
+ * {@code POST /v1/leases}, {@code POST /v1/leases/{leaseId}/renew}, {@code DELETE /v1/leases/{leaseId}}.
+ * A record, like the store routes: its state is what the router gives it.
+ */
+record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout,
+                   int maxLockBytes, Function<String, Duration> lockDelays) {
     /** The longest lock every issuer takes, in UTF-8 bytes: the issuers' one lock-name rule. */
     static final int ISSUER_MAX_LOCK_BYTES = LockNames.MAX_BYTES;
     private static final long MIN_TTL_MS = 100;
-
-    private final LeaseIssuer issuer;
-    private final GatewayMetrics metrics;
-    private final Duration maxTtl;
-    private final Duration maxWait;
-    private final Duration timeout;
-    private final int maxLockBytes;
-    private final java.util.function.Function<String, Duration> lockDelays;
-
-    LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout,
-            int maxLockBytes, java.util.function.Function<String, Duration> lockDelays) {
-        this.lockDelays = lockDelays;
-        this.maxLockBytes = maxLockBytes;
-        this.issuer = issuer;
-        this.metrics = metrics;
-        this.maxTtl = maxTtl;
-        this.maxWait = maxWait;
-        this.timeout = timeout;
-    }
 
     void acquire(RoutingContext ctx) {
         JsonObject json;
