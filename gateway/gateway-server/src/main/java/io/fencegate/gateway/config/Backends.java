@@ -2,7 +2,6 @@ package io.fencegate.gateway.config;
 
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.issuer.IssuerConfig;
-import io.fencegate.gateway.store.ServerEventLoops;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.StoreClaimedException;
@@ -95,9 +94,8 @@ public final class Backends implements AutoCloseable {
             }
             owned.add(issuer.issuer());
             List<StoreBinding> stores = new ArrayList<>();
-            ServerEventLoops loops = new ServerEventLoops(Defaults.options(config).eventLoops());
             for (Map.Entry<String, StoreSettings> e : config.stores().entrySet()) {
-                stores.add(openStore(e.getKey(), e.getValue(), providers.forSettings(e.getValue()), vertx, loops, owned));
+                stores.add(openStore(e.getKey(), e.getValue(), providers.forSettings(e.getValue()), vertx, owned));
             }
             checkKeyLimit(config, stores);
             String description = "issuer: " + issuer.description() + "; stores: " + String.join(", ", config.stores().keySet());
@@ -109,12 +107,11 @@ public final class Backends implements AutoCloseable {
     }
 
     private static <S extends StoreSettings> StoreBinding openStore(
-            String name, S settings, StoreProvider<S> provider, Vertx vertx, ServerEventLoops loops,
-            List<AutoCloseable> owned) {
+            String name, S settings, StoreProvider<S> provider, Vertx vertx, List<AutoCloseable> owned) {
         String at = "stores." + name;
         OpenedStore opened;
         try {
-            opened = provider.open(settings, new Context(name, vertx, loops, owned));
+            opened = provider.open(settings, new Context(name, vertx, owned));
         } catch (InvalidSettingException e) {
             throw ConfigException.at(at, e);
         } catch (StoreClaimedException e) {
@@ -126,19 +123,12 @@ public final class Backends implements AutoCloseable {
         return new StoreBinding(name, opened.store(), opened.statements(), named, settings.lock());
     }
 
-    /**
-     * What a provider gets: the store's name, the gateway's Vert.x and its event-loop count, and
-     * the list of what to close.
-     */
-    private record Context(String name, Vertx vertx, ServerEventLoops loops, List<AutoCloseable> owned)
-            implements StoreContext {
+    /** What a provider gets: the store's name, the gateway's Vert.x, and the list of what to close. */
+    private record Context(String name, Vertx vertx, List<AutoCloseable> owned) implements StoreContext {
         @Override
         public <T> T service(Class<T> type) {
             if (type == Vertx.class) {
                 return type.cast(vertx);
-            }
-            if (type == ServerEventLoops.class) {
-                return type.cast(loops);
             }
             throw new IllegalStateException("the gateway offers no " + type.getName() + " to stores");
         }

@@ -16,8 +16,7 @@ import java.util.Optional;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * {@code type: postgres}: a {@link PgGuardedStore} on the gateway's {@link Vertx}, its connections
- * shared out among the gateway's event loops ({@link ServerEventLoops}). fencegate's
+ * {@code type: postgres}: a {@link PgGuardedStore} on the gateway's {@link Vertx}. fencegate's
  * tables are migrated first, over JDBC, into {@code schema}.
  */
 public final class PostgresStoreProvider implements StoreProvider<PostgresStoreSettings> {
@@ -34,8 +33,6 @@ public final class PostgresStoreProvider implements StoreProvider<PostgresStoreS
         Optional.ofNullable(s.database()).ifPresent(options::database);
         Optional.ofNullable(s.user()).ifPresent(options::user);
         Optional.ofNullable(s.poolSize()).ifPresent(options::poolSize);
-        // Each of the gateway's event loops gets its share of the pool: no hand-off between loops.
-        options.eventLoops(context.service(ServerEventLoops.class).count());
         Duration queryTimeout = Settings.duration("queryTimeout", s.queryTimeout(), null);
         Optional.ofNullable(queryTimeout).ifPresent(options::operationTimeout);
         String where = options.host() + ":" + options.port() + "/" + options.database();

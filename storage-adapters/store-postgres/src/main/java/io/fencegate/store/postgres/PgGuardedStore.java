@@ -50,10 +50,8 @@ import java.util.function.Supplier;
  * pipelined statements; a fenced read is one statement and one round trip ({@link PostgresGuardSql}).
  * Writes and deletes are coalesced ({@link WriteCoalescer}): those in flight when a connection is
  * free go as one guarded upsert, one round trip and one commit for the lot, each still answered
- * on its own; a lone write goes at once, alone. With {@link PgStoreOptions#eventLoops()} above one,
- * each calling event loop has a lane of its own: its share of the connections and its own batches
- * ({@link PgLanes}). Nothing blocks: every call returns at once and completes on the caller's
- * event loop if it has one. Every operation is bounded by {@link PgStoreOptions#operationTimeout()}; a
+ * on its own; a lone write goes at once, alone. Nothing blocks: every call returns at once and
+ * completes on the pool's event loop. Every operation is bounded by {@link PgStoreOptions#operationTimeout()}; a
  * failure to reach the server is a {@link StoreUnavailableException}, and the pool reconnects by
  * itself when the server is back.
  *
@@ -69,13 +67,17 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     /** Most bytes one statement carries: far below a parameter's 1 GB; a larger value goes alone. */
     private static final long MAX_BATCH_BYTES = 4 << 20;
 
-    private final PgLanes lanes;
+    private final Pool pool;
     private final PgStoreOptions options;
+    private final WriteCoalescer writes;
     private final StoreLimits limits;
 
-    private PgGuardedStore(PgLanes lanes, PgStoreOptions options) {
-        this.lanes = lanes;
+    private PgGuardedStore(Pool pool, PgStoreOptions options) {
+        this.pool = pool;
         this.options = options;
+        // One batch a connection: what queues meanwhile goes out together when one is free.
+        this.writes = new WriteCoalescer(options.poolSize(), MAX_BATCH, MAX_BATCH_BYTES,
+                new PgBatchWrites(pool, options.rule())::run);
         // VARCHAR(2048) counts characters, the limit counts UTF-8 bytes: capping the bytes at the
         // column's length fits every key (n bytes are at most n characters).
         this.limits = options.limits().atMostKeyBytes(FencegateSchema.MAX_KEY_BYTES);
@@ -100,17 +102,14 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
             connect.setProperties(Map.of("search_path", options.schema()));
         }
         int connectMs = (int) options.connectTimeout().toMillis();
-        PgLanes lanes = new PgLanes(options.eventLoops(), options.poolSize(), size -> PgBuilder.pool()
-                .with(new PoolOptions().setMaxSize(size)
+        Pool pool = PgBuilder.pool()
+                .with(new PoolOptions().setMaxSize(options.poolSize())
                         .setConnectionTimeout(connectMs).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS))
                 .with(new NetClientOptions().setConnectTimeout(connectMs))
                 .connectingTo(connect)
                 .using(vertx)
-                .build(),
-                // One batch a connection: what queues meanwhile goes out together when one is free.
-                (pool, slots) -> new WriteCoalescer(slots, MAX_BATCH, MAX_BATCH_BYTES,
-                        new PgBatchWrites(pool, options.rule())::run));
-        PgGuardedStore store = new PgGuardedStore(lanes, options);
+                .build();
+        PgGuardedStore store = new PgGuardedStore(pool, options);
         try {
             store.claim();
             return store;
@@ -127,7 +126,6 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
      */
     private void claim() {
         String name = options.name();
-        Pool pool = lanes.all().get(0).pool();
         Future<String> owner = pool.preparedQuery(StoreClaim.INSERT_PG).execute(Tuple.of(name))
                 .compose(inserted -> pool.query("SELECT previous_token FROM fencegate_item WHERE FALSE").execute())
                 .compose(checked -> pool.preparedQuery(StoreClaim.SELECT).execute())
@@ -175,28 +173,18 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
      */
     private CompletionStage<WriteResult> coalesced(String key, long token, byte[] value) {
         Context caller = Vertx.currentContext();
-        CompletionStage<WriteResult> answer = lanes.current().writes().submit(key, token, value);
+        CompletionStage<WriteResult> answer = writes.submit(key, token, value);
         return bounded(caller == null ? Future.fromCompletionStage(answer) : Future.fromCompletionStage(answer, caller));
     }
 
-    /** For tests: the lanes the writes go through. */
-    PgLanes lanes() {
-        return lanes;
-    }
-
-    /** For tests: the coalescer of the first lane (the only one unless {@link PgStoreOptions#eventLoops()} > 1). */
+    /** For tests: the coalescer the writes go through. */
     WriteCoalescer writes() {
-        return lanes.all().get(0).writes();
-    }
-
-    /** The calling thread's pool (see {@link PgLanes}). */
-    private Pool pool() {
-        return lanes.current().pool();
+        return writes;
     }
 
     @Override
     public CompletionStage<ReadResult> read(String key) {
-        return GuardInputs.checked(() -> limits.checkKey(key), () -> bounded(pool().preparedQuery(READ).execute(Tuple.of(key))
+        return GuardInputs.checked(() -> limits.checkKey(key), () -> bounded(pool.preparedQuery(READ).execute(Tuple.of(key))
                 .map(rows -> GuardDecision.plainRead(rows.size() == 0 ? ItemState.ABSENT : item(rows.iterator().next())))));
     }
 
@@ -212,7 +200,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     }
 
     private Future<ReadResult> fenced(String key, long token, int attempt) {
-        return pool().preparedQuery(FENCED_READ).execute(Tuple.of(key, token)).compose(rows -> {
+        return pool.preparedQuery(FENCED_READ).execute(Tuple.of(key, token)).compose(rows -> {
             Row r = rows.iterator().next();
             if (r.getBoolean(3)) {
                 return Future.succeededFuture(GuardDecision.fencedRead(ItemState.ABSENT, token));
@@ -240,7 +228,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     }
 
     private Future<StatementResult> guarded(String key, long token, String statement, Tuple bound) {
-        return pool().withTransaction(conn -> conn.preparedQuery(CREATE_GUARD_ROW)
+        return pool.withTransaction(conn -> conn.preparedQuery(CREATE_GUARD_ROW)
                 .execute(Tuple.of(key))
                 .compose(created -> conn.preparedQuery(LOCK_GUARD_ROW).execute(Tuple.of(key)))
                 .compose(locked -> {
@@ -301,6 +289,6 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
 
     @Override
     public void close() {
-        lanes.close();
+        pool.close();
     }
 }

@@ -21,7 +21,6 @@ public final class PgStoreOptions extends StoreOptions<PgStoreOptions> {
     private String password = "";
     private String schema;
     private int poolSize = 8;
-    private int eventLoops = 1;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration operationTimeout = Duration.ofSeconds(10);
 
@@ -50,15 +49,6 @@ public final class PgStoreOptions extends StoreOptions<PgStoreOptions> {
     public int poolSize() { return poolSize; }
     public PgStoreOptions poolSize(int poolSize) { this.poolSize = poolSize; return this; }
 
-    /**
-     * Event loops that call the store, 1..1024 (default 1): the connections are split into that
-     * many lanes (at most one a connection), each with its own pool and coalesced batches, and each
-     * calling event loop keeps to one lane, so its statements never hand off to another loop
-     * ({@code PgLanes}). The gateway sets it to its {@code server.eventLoops}.
-     */
-    public int eventLoops() { return eventLoops; }
-    public PgStoreOptions eventLoops(int eventLoops) { this.eventLoops = eventLoops; return this; }
-
     /** Bound on opening a connection and on waiting for one from the pool. */
     public Duration connectTimeout() { return connectTimeout; }
     public PgStoreOptions connectTimeout(Duration connectTimeout) { this.connectTimeout = connectTimeout; return this; }
@@ -82,7 +72,6 @@ public final class PgStoreOptions extends StoreOptions<PgStoreOptions> {
             OptionChecks.notBlank("schema", schema);
         }
         OptionChecks.inRange("poolSize", poolSize, 1, 1000);
-        OptionChecks.inRange("eventLoops", eventLoops, 1, 1024);
         OptionChecks.atLeast("connectTimeout", connectTimeout, Duration.ofMillis(1));
         OptionChecks.atLeast("operationTimeout", operationTimeout, Duration.ofMillis(1));
         return this;

@@ -23,10 +23,7 @@ class PgStoreOptionsTest {
                 .hasMessageStartingWith("connectTimeout:");
         assertThatThrownBy(() -> new PgStoreOptions().operationTimeout(null).validate())
                 .hasMessageStartingWith("operationTimeout:");
-        assertThatThrownBy(() -> new PgStoreOptions().eventLoops(0).validate())
-                .hasMessage("eventLoops: must be 1..1024, was 0");
         assertThat(new PgStoreOptions().validate().poolSize()).isEqualTo(8);
-        assertThat(new PgStoreOptions().validate().eventLoops()).isEqualTo(1);
     }
 
     @Test
