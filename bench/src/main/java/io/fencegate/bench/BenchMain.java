@@ -69,7 +69,7 @@ public final class BenchMain {
             }
         }
         if (groups.contains("gateway")) {
-            try (GatewayWrites gateway = new GatewayWrites(work.resolve("gateway"))) {
+            try (GatewayWrites gateway = new GatewayWrites(work.resolve("gateway"), profile.jitWarmUp())) {
                 all.addAll(runAll(profile, gateway.scenarios()));
             }
         }

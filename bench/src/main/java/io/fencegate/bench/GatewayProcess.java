@@ -12,7 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** {@code fencegate serve --config …} as a child process on this JVM's classpath, as a user runs it. */
+/**
+ * {@code fencegate serve --config …} as a child process on this JVM's classpath, as a user runs it;
+ * {@code BENCH_GATEWAY_JAVA_OPTS} (space-separated) adds JVM flags, e.g. to log its GC or JIT.
+ */
 final class GatewayProcess implements AutoCloseable {
     private static final Pattern READY = Pattern.compile("fencegate listening on http://127\\.0\\.0\\.1:(\\d+).*");
 
@@ -27,9 +30,14 @@ final class GatewayProcess implements AutoCloseable {
     }
 
     static GatewayProcess start(Path config, Path workDir) throws Exception {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                "io.fencegate.gateway.cli.Main", "serve", "--config", config.toString(), "--port", "0");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m"));
+        String extra = System.getenv("BENCH_GATEWAY_JAVA_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+                "io.fencegate.gateway.cli.Main", "serve", "--config", config.toString(), "--port", "0"));
         Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.PIPE).start();
         return new GatewayProcess(process, awaitPort(process));

@@ -53,7 +53,8 @@ final class GatewayWrites implements AutoCloseable {
     private final JdbcGuardedStore mariaStore;
     private final HikariDataSource mariaPool;
 
-    GatewayWrites(Path workDir) throws Exception {
+    /** {@code jitWarmUp}: the most the fresh gateway is loaded, until its JIT settles, before anything is measured. */
+    GatewayWrites(Path workDir, Duration jitWarmUp) throws Exception {
         this.workDir = workDir;
         Files.createDirectories(workDir);
         try (Connection pg = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
@@ -107,6 +108,10 @@ final class GatewayWrites implements AutoCloseable {
         hikari.setUsername("root");
         hikari.setMaximumPoolSize(64);
         mariaPool = new HikariDataSource(hikari);
+        if (jitWarmUp.compareTo(Duration.ZERO) > 0) {
+            JitWarmUp.run(web, gateway.port, List.of(gatewayPut("warm-up pg", "pg"), gatewayPut("warm-up maria", "maria")),
+                    List.of(1, 16), Duration.ofSeconds(1), jitWarmUp);
+        }
     }
 
     private static String key() {

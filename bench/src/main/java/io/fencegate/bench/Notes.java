@@ -24,7 +24,11 @@ final class Notes {
             - **Gateway.** `fencegate serve` runs as a child process (embedded ZooKeeper issuer,
               `-Xmx512m`) with a reactive Postgres store and a JDBC MariaDB store, each with a pool of 16
               connections, rule `same-lease` and one store lock, so one lease's token writes every key
-              many times (the guard is still judged on every row). The load comes from a Vert.x
+              many times (the guard is still judged on every row). A freshly launched JVM spends its first
+              tens of seconds compiling hot code (pgbench is native), so before anything is measured the
+              gateway is loaded (1 and 16 PUTs in flight, both stores, rounds of 4 s) until its JIT has
+              settled: `jvm_compilation_time_ms_total` on its `/metrics` grew by less than 2% of the round
+              in two rounds in a row (at most 90 s; the bench's output says how long it took). The load comes from a Vert.x
               `WebClient` in the bench process keeping 1/16/64 PUTs in flight, 100-byte values over 10k
               keys. pgbench runs the statement the gateway sends for a lone write (`PostgresGuardSql.write`)
               with the same key space, value and token, with as many connections as requests in flight

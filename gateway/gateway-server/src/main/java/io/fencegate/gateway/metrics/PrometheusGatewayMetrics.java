@@ -2,6 +2,7 @@ package io.fencegate.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmCompilationMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
@@ -53,6 +54,8 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
     PrometheusGatewayMetrics() {
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
+        // JIT time: a fresh gateway spends its first tens of seconds compiling, which shows in latency.
+        new JvmCompilationMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
         leasesGranted = leases("granted");

@@ -40,7 +40,8 @@ class GatewayMetricsTest {
                 .contains("fencegate_fenced_reads_total{outcome=\"stale\",store=\"orders\"} 1.0")
                 .contains("fencegate_leases_total{outcome=\"granted\"} 1.0")
                 .contains("fencegate_leases_total{outcome=\"denied\"} 2.0")
-                .contains("jvm_memory_used_bytes");
+                .contains("jvm_memory_used_bytes")
+                .contains("jvm_compilation_time_ms_total");
         assertThat(m.enabled()).isTrue();
     }
 
