@@ -56,8 +56,9 @@ import org.slf4j.LoggerFactory;
  *   <li>lease ids carry the lock name and a random secret: any instance on the same Redis and key
  *       prefix renews or releases them; release and renew compare the secret first.</li>
  *   <li>waiting acquirers wake on a release PUBLISH (sent only when a waiter marked the lock), and
- *       otherwise poll with a capped backoff or at the lock's PTTL, whichever comes first. Not
- *       FIFO-fair (ZooKeeper is).</li>
+ *       otherwise poll with a capped backoff or at the lock's PTTL, whichever comes first. One
+ *       issuer wakes its waiters of a lock in arrival order; across issuers it is not FIFO-fair
+ *       (ZooKeeper is).</li>
  *   <li>{@code wasGranted} reads a per-lock sorted set of the latest grants. After Redis loses its
  *       data it forgets old grants and answers false for them: that only refuses writes.</li>
  * </ul>
