@@ -49,8 +49,8 @@ final class LeaseScripts {
     /*
      * KEYS: lock, counter, ceiling, grants, run, delay, live index, holders, waiters. ARGV: secret,
      * ttlMs, grantsKept, grantRetentionMs, highest token this issuer has seen, lockDelayMs, lock name,
-     * instance name, waiters-mark ms (0: the caller does not wait), run check ('check', 'skip' or
-     * 'probe'). Answers {1, token, ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe
+     * instance name, waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0:
+     * nobody else waits at this issuer), run check ('check', 'skip' or 'probe'). Answers {1, token, ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe
      * answers {1} if the counter was checked under the live run, else {0}, and changes nothing.
      * The run check is skipped only by an armed copy of this script (see RunCheckShortcut); this
      * text itself always checks.
@@ -67,14 +67,16 @@ final class LeaseScripts {
      * run out, so an involuntarily ended lease keeps the lock from everyone for the delay.
      * Why the waiters mark: a caller that will wait marks the held lock, so a release PUBLISHes only
      * when someone may be listening; the mark is set atomically with the 'held' answer, so a release
-     * after it always wakes that caller.
+     * after it always wakes that caller. A grant marks the lock too when other callers wait at the
+     * granting issuer: a release wakes only each issuer's longest waiting caller (see
+     * ReleaseSignals), so the others have not marked the lock since the last release.
      * Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
      * of one per grant; the newest 'kept' grants are always there.
      * Why answer the ceiling: the issuer reserves the next block before this one runs out.
      */
     private static final String ACQUIRE = RUN + """
             local armed = false
-            if ARGV[10] == 'probe' then
+            if ARGV[11] == 'probe' then
               if run_floor(KEYS[5]) then return {1} end
               return {0}
             end
@@ -88,7 +90,7 @@ final class LeaseScripts {
               local delayed = redis.call('PTTL', KEYS[6])
               if delayed > 0 then return held(delayed) end
             end
-            if not (armed and ARGV[10] == 'skip') and not run_floor(KEYS[5]) then return {-1} end
+            if not (armed and ARGV[11] == 'skip') and not run_floor(KEYS[5]) then return {-1} end
             local counter, ceiling = state[2], state[3]
             if not counter or not ceiling then return {-1} end
             if tonumber(counter) < tonumber(ARGV[5]) then return {-1} end
@@ -98,6 +100,7 @@ final class LeaseScripts {
             if tonumber(ARGV[6]) > 0 then
               redis.call('SET', KEYS[6], token .. ':' .. ARGV[6], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[6]))
             end
+            if ARGV[10] ~= '0' then redis.call('SET', KEYS[9], '1', 'PX', ARGV[10]) end
             redis.call('ZADD', KEYS[7], 0, ARGV[7])
             redis.call('HSET', KEYS[8], ARGV[7], token .. ':' .. ARGV[8])
             redis.call('ZADD', KEYS[4], token, token)

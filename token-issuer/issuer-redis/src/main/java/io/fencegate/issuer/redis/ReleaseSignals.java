@@ -7,19 +7,22 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.BooleanSupplier;
 
 /**
  * Wakes waiting acquirers when a lock is released: the release script PUBLISHes the lock name on
  * one channel per key prefix. A missed message (reconnect, expiry instead of release) only costs
  * latency: waiters also poll with a backoff.
  *
- * <p>Waiters of one lock are woken in the order they started waiting: their retries go out on
- * the one connection in that order, so among this issuer's waiters the longest waiting one
- * reaches Redis first (a hash-ordered set woke the same waiter first every time).
+ * <p>A release wakes one waiter of the lock here: the longest waiting one that still waits (a
+ * waiter answers false once it stopped). Waking all of them sent one retry each, all but one
+ * answered "held", for every hand-off. The ones not woken are woken by the next release: the
+ * woken waiter marks the lock again, by its "held" answer or, if it won, by its grant (the issuer
+ * asks the grant to mark the lock while {@link #othersWait} here).
  */
 final class ReleaseSignals implements AutoCloseable {
 
-    private final Map<String, Queue<Runnable>> waiters = new ConcurrentHashMap<>();
+    private final Map<String, Queue<BooleanSupplier>> waiters = new ConcurrentHashMap<>();
     private final StatefulRedisPubSubConnection<String, String> pubsub;
 
     ReleaseSignals(RedisClient client, String channel) {
@@ -27,9 +30,13 @@ final class ReleaseSignals implements AutoCloseable {
         pubsub.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String ch, String lock) {
-                Queue<Runnable> waiting = waiters.get(lock);
+                Queue<BooleanSupplier> waiting = waiters.get(lock);
                 if (waiting != null) {
-                    waiting.forEach(Runnable::run);
+                    for (BooleanSupplier wake : waiting) {
+                        if (wake.getAsBoolean()) {
+                            return;
+                        }
+                    }
                 }
             }
         });
@@ -41,15 +48,29 @@ final class ReleaseSignals implements AutoCloseable {
         }
     }
 
-    void register(String lock, Runnable wake) {
+    /** @param wake retries the waiter's acquire, or answers false if it no longer waits */
+    void register(String lock, BooleanSupplier wake) {
         waiters.compute(lock, (k, queue) -> {
-            Queue<Runnable> q = queue != null ? queue : new ConcurrentLinkedQueue<>();
+            Queue<BooleanSupplier> q = queue != null ? queue : new ConcurrentLinkedQueue<>();
             q.add(wake);
             return q;
         });
     }
 
-    void unregister(String lock, Runnable wake) {
+    /** Whether anyone but {@code self} waits for the lock here. */
+    boolean othersWait(String lock, BooleanSupplier self) {
+        Queue<BooleanSupplier> waiting = waiters.get(lock);
+        if (waiting != null) {
+            for (BooleanSupplier wake : waiting) {
+                if (wake != self) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    void unregister(String lock, BooleanSupplier wake) {
         waiters.computeIfPresent(lock, (k, queue) -> {
             queue.remove(wake);
             return queue.isEmpty() ? null : queue;
