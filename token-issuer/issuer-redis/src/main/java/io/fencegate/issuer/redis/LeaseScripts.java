@@ -50,8 +50,9 @@ final class LeaseScripts {
      * KEYS: lock, counter, ceiling, grants, run, delay, live index, holders, waiters. ARGV: secret,
      * ttlMs, grantsKept, grantRetentionMs, highest token this issuer has seen, lockDelayMs, lock name,
      * instance name, waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0:
-     * nobody else waits at this issuer), run check ('check', 'skip' or 'probe'). Answers {1, token, ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe
-     * answers {1} if the counter was checked under the live run, else {0}, and changes nothing.
+     * nobody else waits at this issuer), run check ('check', 'skip' or 'probe'). Answers
+     * {1, token, ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe answers {1} if the
+     * counter was checked under the live run, else {0}, and changes nothing.
      * The run check is skipped only by an armed copy of this script (see RunCheckShortcut); this
      * text itself always checks.
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
