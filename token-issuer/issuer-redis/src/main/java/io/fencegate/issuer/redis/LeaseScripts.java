@@ -49,9 +49,10 @@ final class LeaseScripts {
     /*
      * KEYS: lock, counter, ceiling, grants, run, delay, live index, holders, waiters. ARGV: secret,
      * ttlMs, grantsKept, grantRetentionMs, highest token this issuer has seen, lockDelayMs, lock name,
-     * instance name, waiters-mark ms (0: the caller does not wait), run check ('check', 'skip' or
-     * 'probe'). Answers {1, token, ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe
-     * answers {1} if the counter was checked under the live run, else {0}, and changes nothing.
+     * instance name, waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0:
+     * nobody else waits at this issuer), run check ('check', 'skip' or 'probe'). Answers
+     * {1, token, ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe answers {1} if the
+     * counter was checked under the live run, else {0}, and changes nothing.
      * The run check is skipped only by an armed copy of this script (see RunCheckShortcut); this
      * text itself always checks.
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
@@ -59,19 +60,24 @@ final class LeaseScripts {
      * Why refuse a counter not checked under the live run: it may be an older one from a snapshot.
      * Why refuse a counter below a token this issuer saw: the same, caught without trusting run_id.
      * The lock check comes first, so a held lock consumes no token (and costs no INFO).
+     * Why one MGET for lock, counter, ceiling and delay: every redis.call costs the script a
+     * round of argument and reply conversion; reads of plain strings share one (the delay's PTTL
+     * is asked only when a delay key exists).
      * Lock-delay: a lease granted with a delay also sets the delay key ({@code token:delayMs}),
      * living ttl + delay and renewed with the lease; a release deletes it, an expiry leaves it to
      * run out, so an involuntarily ended lease keeps the lock from everyone for the delay.
      * Why the waiters mark: a caller that will wait marks the held lock, so a release PUBLISHes only
      * when someone may be listening; the mark is set atomically with the 'held' answer, so a release
-     * after it always wakes that caller.
+     * after it always wakes that caller. A grant marks the lock too when other callers wait at the
+     * granting issuer: a release wakes only each issuer's longest waiting caller (see
+     * ReleaseSignals), so the others have not marked the lock since the last release.
      * Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
      * of one per grant; the newest 'kept' grants are always there.
      * Why answer the ceiling: the issuer reserves the next block before this one runs out.
      */
     private static final String ACQUIRE = RUN + """
             local armed = false
-            if ARGV[10] == 'probe' then
+            if ARGV[11] == 'probe' then
               if run_floor(KEYS[5]) then return {1} end
               return {0}
             end
@@ -79,13 +85,14 @@ final class LeaseScripts {
               if ARGV[9] ~= '0' then redis.call('SET', KEYS[9], '1', 'PX', ARGV[9]) end
               return {0, pttl}
             end
-            local pttl = redis.call('PTTL', KEYS[1])
-            if pttl ~= -2 then return held(pttl) end
-            local delayed = redis.call('PTTL', KEYS[6])
-            if delayed > 0 then return held(delayed) end
-            if not (armed and ARGV[10] == 'skip') and not run_floor(KEYS[5]) then return {-1} end
-            local counter = redis.call('GET', KEYS[2])
-            local ceiling = redis.call('GET', KEYS[3])
+            local state = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3], KEYS[6])
+            if state[1] then return held(redis.call('PTTL', KEYS[1])) end
+            if state[4] then
+              local delayed = redis.call('PTTL', KEYS[6])
+              if delayed > 0 then return held(delayed) end
+            end
+            if not (armed and ARGV[11] == 'skip') and not run_floor(KEYS[5]) then return {-1} end
+            local counter, ceiling = state[2], state[3]
             if not counter or not ceiling then return {-1} end
             if tonumber(counter) < tonumber(ARGV[5]) then return {-1} end
             if tonumber(counter) + 1 > tonumber(ceiling) then return {-2, counter} end
@@ -94,6 +101,7 @@ final class LeaseScripts {
             if tonumber(ARGV[6]) > 0 then
               redis.call('SET', KEYS[6], token .. ':' .. ARGV[6], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[6]))
             end
+            if ARGV[10] ~= '0' then redis.call('SET', KEYS[9], '1', 'PX', ARGV[10]) end
             redis.call('ZADD', KEYS[7], 0, ARGV[7])
             redis.call('HSET', KEYS[8], ARGV[7], token .. ':' .. ARGV[8])
             redis.call('ZADD', KEYS[4], token, token)
@@ -133,21 +141,25 @@ final class LeaseScripts {
      * The marker tells the granting issuer (maybe another instance) "released, not expired";
      * the PUBLISH wakes waiters without polling, and is sent only if a waiter marked the lock
      * (see ACQUIRE): an uncontended release costs no message to every subscriber.
+     * Why one MGET and one DEL: fewer redis.calls. The DEL's count says whether the waiters mark
+     * existed (the lock and a matching delay key were just read, and keys do not expire while a
+     * script runs); a wrong count would only cost a waiter its wake-up, never the lock.
      */
     private static final String RELEASE = """
-            local value = redis.call('GET', KEYS[1])
+            local state = redis.call('MGET', KEYS[1], KEYS[3])
+            local value, delay = state[1], state[2]
             if not value or string.sub(value, 1, #ARGV[1] + 1) ~= ARGV[1] .. ':' then return 0 end
             local pttl = redis.call('PTTL', KEYS[1])
             if pttl < 0 then pttl = 0 end
-            redis.call('DEL', KEYS[1])
-            local delay = redis.call('GET', KEYS[3])
+            local ended = {KEYS[1], KEYS[6]}
             if delay and string.match(delay, '^(%d+):') == string.match(value, '^%x+:(%d+):') then
-              redis.call('DEL', KEYS[3]) -- a voluntary end: no lock-delay
+              ended[3] = KEYS[3] -- a voluntary end: no lock-delay
             end
+            local waited = redis.call('DEL', unpack(ended)) == #ended
             redis.call('SET', KEYS[2], '1', 'PX', pttl + tonumber(ARGV[4]))
             redis.call('ZREM', KEYS[4], ARGV[3])
             redis.call('HDEL', KEYS[5], ARGV[3])
-            if redis.call('DEL', KEYS[6]) == 1 then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
+            if waited then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
             return 1
             """;
 

@@ -56,8 +56,9 @@ import org.slf4j.LoggerFactory;
  *   <li>lease ids carry the lock name and a random secret: any instance on the same Redis and key
  *       prefix renews or releases them; release and renew compare the secret first.</li>
  *   <li>waiting acquirers wake on a release PUBLISH (sent only when a waiter marked the lock), and
- *       otherwise poll with a capped backoff or at the lock's PTTL, whichever comes first. Not
- *       FIFO-fair (ZooKeeper is).</li>
+ *       otherwise poll with a capped backoff or at the lock's PTTL, whichever comes first. A
+ *       release wakes each issuer's longest waiting caller of the lock; it is not FIFO-fair
+ *       (ZooKeeper is).</li>
  *   <li>{@code wasGranted} reads a per-lock sorted set of the latest grants. After Redis loses its
  *       data it forgets old grants and answers false for them: that only refuses writes.</li>
  * </ul>
@@ -379,7 +380,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         final boolean waits;
         final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
         final AtomicBoolean inFlight = new AtomicBoolean();
-        final Runnable wake = this::wake;
+        final java.util.function.BooleanSupplier wake = this::wake;
         volatile boolean wokenWhileInFlight;
         volatile java.util.concurrent.ScheduledFuture<?> timer;
         long backoffMs = FIRST_BACKOFF_MS;
@@ -401,9 +402,14 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             tryOnce();
         }
 
-        void wake() {
+        /** A release signal: retries at once, or answers false if this call no longer waits. */
+        boolean wake() {
+            if (result.isDone()) {
+                return false;
+            }
             wokenWhileInFlight = true;
             tryOnce();
+            return true;
         }
 
         void tryOnce() {
@@ -413,7 +419,10 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             wokenWhileInFlight = false;
             String secret = LeaseIdFormat.newSecret();
             long sent = System.currentTimeMillis();
-            grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs(), COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
+            // Others waiting here were not woken by the last release: a grant marks the lock for them
+            // until past this lease's ttl, so its release wakes the next.
+            long othersMarkMs = signals.othersWait(lock, wake) ? ttlMs + MAX_BACKOFF_MS : 0;
+            grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs(), othersMarkMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
                 if (error != null) {
                     finish(null, mapError(error));
                 } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
@@ -479,12 +488,12 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
     /** Runs the acquire script, repairing a lost or used-up token counter a bounded number of times. */
     private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, long lockDelayMs,
-            long waitersMarkMs, int repairsLeft) {
+            long waitersMarkMs, long othersMarkMs, int repairsLeft) {
         String[] scriptKeys = {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run(),
                 keys.delay(lock), keys.live(), keys.holders(), keys.waiters(lock)};
         String[] args = {secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
                 Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()),
-                Long.toString(lockDelayMs), lock, options.instanceName(), Long.toString(waitersMarkMs), "check"};
+                Long.toString(lockDelayMs), lock, options.instanceName(), Long.toString(waitersMarkMs), Long.toString(othersMarkMs), "check"};
         return shortcut.acquire(scriptKeys, args)
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
@@ -502,7 +511,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                     CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
                             ? counter.recoverLost(highestToken.get())
                             : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
-                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, repairsLeft - 1));
+                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs, repairsLeft - 1));
                 });
     }
 

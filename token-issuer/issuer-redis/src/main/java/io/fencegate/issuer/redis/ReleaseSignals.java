@@ -4,17 +4,25 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.Map;
-import java.util.Set;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.BooleanSupplier;
 
 /**
  * Wakes waiting acquirers when a lock is released: the release script PUBLISHes the lock name on
  * one channel per key prefix. A missed message (reconnect, expiry instead of release) only costs
  * latency: waiters also poll with a backoff.
+ *
+ * <p>A release wakes one waiter of the lock here: the longest waiting one that still waits (a
+ * waiter answers false once it stopped). Waking all of them sent one retry each, all but one
+ * answered "held", for every hand-off. The ones not woken are woken by the next release: the
+ * woken waiter marks the lock again, by its "held" answer or, if it won, by its grant (the issuer
+ * asks the grant to mark the lock while {@link #othersWait} here).
  */
 final class ReleaseSignals implements AutoCloseable {
 
-    private final Map<String, Set<Runnable>> waiters = new ConcurrentHashMap<>();
+    private final Map<String, Queue<BooleanSupplier>> waiters = new ConcurrentHashMap<>();
     private final StatefulRedisPubSubConnection<String, String> pubsub;
 
     ReleaseSignals(RedisClient client, String channel) {
@@ -22,9 +30,13 @@ final class ReleaseSignals implements AutoCloseable {
         pubsub.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String ch, String lock) {
-                Set<Runnable> waiting = waiters.get(lock);
+                Queue<BooleanSupplier> waiting = waiters.get(lock);
                 if (waiting != null) {
-                    waiting.forEach(Runnable::run);
+                    for (BooleanSupplier wake : waiting) {
+                        if (wake.getAsBoolean()) {
+                            return;
+                        }
+                    }
                 }
             }
         });
@@ -36,18 +48,32 @@ final class ReleaseSignals implements AutoCloseable {
         }
     }
 
-    void register(String lock, Runnable wake) {
-        waiters.compute(lock, (k, set) -> {
-            Set<Runnable> s = set != null ? set : ConcurrentHashMap.newKeySet();
-            s.add(wake);
-            return s;
+    /** @param wake retries the waiter's acquire, or answers false if it no longer waits */
+    void register(String lock, BooleanSupplier wake) {
+        waiters.compute(lock, (k, queue) -> {
+            Queue<BooleanSupplier> q = queue != null ? queue : new ConcurrentLinkedQueue<>();
+            q.add(wake);
+            return q;
         });
     }
 
-    void unregister(String lock, Runnable wake) {
-        waiters.computeIfPresent(lock, (k, set) -> {
-            set.remove(wake);
-            return set.isEmpty() ? null : set;
+    /** Whether anyone but {@code self} waits for the lock here. */
+    boolean othersWait(String lock, BooleanSupplier self) {
+        Queue<BooleanSupplier> waiting = waiters.get(lock);
+        if (waiting != null) {
+            for (BooleanSupplier wake : waiting) {
+                if (wake != self) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    void unregister(String lock, BooleanSupplier wake) {
+        waiters.computeIfPresent(lock, (k, queue) -> {
+            queue.remove(wake);
+            return queue.isEmpty() ? null : queue;
         });
     }
 

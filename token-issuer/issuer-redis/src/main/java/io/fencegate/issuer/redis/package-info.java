@@ -38,11 +38,14 @@
  *       to an eighth more are kept between trims), grants of locks unused
  *       for 7 days, and everything Redis lost (answers false, which only refuses a write).
  *       True answers are cached in-process.</li>
- *   <li><b>Not FIFO-fair</b> (ZooKeeper is): a released lock goes to whichever waiter's retry
- *       lands first. Waiters wake on a release PUBLISH; an expiry is caught by the lock's PTTL or
+ *   <li><b>Not FIFO-fair</b> (ZooKeeper is): a released lock goes to whichever retry lands
+ *       first. Waiters wake on a release PUBLISH; an expiry is caught by the lock's PTTL or
  *       a backoff poll of at most 200 ms. A caller that waits marks the lock ({@code waiters:<lock>},
  *       in the same script that finds it held), and a release publishes only when it finds the mark,
- *       so an uncontended release sends no message.</li>
+ *       so an uncontended release sends no message. Each issuer wakes only its longest waiting
+ *       caller of the lock (not all of them, whose retries all but one answered "held"); a grant
+ *       made while others wait at the granting issuer marks the lock again, so its release wakes
+ *       the next one.</li>
  *   <li><b>Lock-delay</b> is a key {@code delay:<lock>} living ttl + delay, renewed with the
  *       lease and deleted by a release; the acquire script refuses the lock while it lives.
  *       Listings read an index of held locks ({@code leases}) and who granted each

@@ -135,6 +135,41 @@ class RedisLeaseIssuerBehaviourIT {
         }
     }
 
+    /**
+     * A release wakes only an issuer's longest waiting caller, so the others rely on the lock being
+     * marked again: the woken caller's grant marks it for as long as its lease may live (a waiter's
+     * own "held" mark would live only its remaining wait), and its release wakes the next caller.
+     */
+    @Test
+    void aGrantWhileOthersWaitMarksTheLockSoItsReleaseWakesTheNext() throws Exception {
+        Lease held = await(issuer.acquire("queue", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        CompletableFuture<Optional<Lease>> first = other.acquire("queue", Duration.ofSeconds(30), Duration.ofSeconds(5))
+                .toCompletableFuture();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> RedisTestPrefix.get(RedisTestPrefix.SHARED_URI, prefix + "waiters:queue") != null);
+        CompletableFuture<Optional<Lease>> second = other.acquire("queue", Duration.ofSeconds(30), Duration.ofSeconds(5))
+                .toCompletableFuture();
+        Thread.sleep(200);
+
+        assertThat(await(issuer.release(held.leaseId()))).isTrue();
+        Lease next = first.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(second).isNotDone();
+        assertThat(pttl(prefix + "waiters:queue")).as("marked for the lease's ttl, not a waiter's 5 s")
+                .isGreaterThan(10_000);
+
+        assertThat(await(other.release(next.leaseId()))).isTrue();
+        assertThat(second.get(10, TimeUnit.SECONDS)).isPresent();
+    }
+
+    private static long pttl(String key) {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(RedisTestPrefix.SHARED_URI);
+        try (var connection = client.connect()) {
+            return connection.sync().pttl(key);
+        } finally {
+            client.shutdown();
+        }
+    }
+
     /** The grant log is trimmed in batches; the newest grantsKeptPerLock grants are always known. */
     @Test
     void wasGrantedKnowsTheNewestGrantsThroughEveryTrim() throws Exception {
