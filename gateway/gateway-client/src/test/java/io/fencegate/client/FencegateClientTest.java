@@ -55,6 +55,7 @@ class FencegateClientTest {
     private final BlockingQueue<Answer> answers = new LinkedBlockingQueue<>();
     private final BlockingQueue<Seen> seen = new LinkedBlockingQueue<>();
     private FencegateClient client;
+    private volatile long answerDelayMs;
 
     @BeforeEach
     void start() throws IOException {
@@ -81,6 +82,13 @@ class FencegateClientTest {
         seen.add(new Seen(ex.getRequestMethod(), ex.getRequestURI().getRawPath(), h,
                 ex.getRequestBody().readAllBytes()));
         Answer a = answers.poll();
+        if (answerDelayMs > 0) {
+            try {
+                Thread.sleep(answerDelayMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (a == null) {
             return; // no answer: the client must time out by itself
         }
@@ -108,6 +116,16 @@ class FencegateClientTest {
         assertThat(s.headers()).containsEntry("authorization", "Bearer k3y");
         assertThat(new String(s.body(), StandardCharsets.UTF_8))
                 .isEqualTo("{\"lock\":\"orders/1\",\"ttlMs\":30000,\"waitMs\":50}");
+    }
+
+    /** The gateway may hold an acquire for its wait: the call's bound is the timeout plus the wait. */
+    @Test
+    void anAcquireMayTakeItsWaitBeyondTheTimeout() {
+        FencegateClient quick = builder(URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
+                .timeout(Duration.ofMillis(300)).build();
+        answerDelayMs = 900;
+        answers.add(Answer.json(201, "{\"lock\":\"a\",\"leaseId\":\"L\",\"token\":4,\"expiresAt\":1}"));
+        assertThat(quick.acquire("a", Duration.ofSeconds(5), Duration.ofSeconds(2))).isPresent();
     }
 
     @Test
