@@ -16,6 +16,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -49,6 +50,7 @@ final class GatewayWrites implements AutoCloseable {
     private final Vertx vertx = Vertx.vertx();
     private final WebClient web;
     private final FencegateClient client;
+    private final FencegateClient jdkClient;
     private final long token;
     private final JdbcGuardedStore mariaStore;
     private final HikariDataSource mariaPool;
@@ -94,6 +96,9 @@ final class GatewayWrites implements AutoCloseable {
         gateway = GatewayProcess.start(config, workDir);
         web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true), new PoolOptions().setHttp1MaxSize(64));
         client = FencegateClient.builder(gateway.uri).build();
+        // As the client built its own JDK HttpClient before issue 18: HTTP/1.1, a direct executor.
+        jdkClient = FencegateClient.builder(gateway.uri).httpClient(HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1).executor(Runnable::run).build()).build();
         token = client.acquire("bench", Duration.ofHours(1), Duration.ZERO)
                 .orElseThrow(() -> new IllegalStateException("no lease on the bench lock")).token();
         // A cold gateway answers its first requests slowly (class loading, JIT, pool connects): prime both stores.
@@ -152,18 +157,9 @@ final class GatewayWrites implements AutoCloseable {
                     }
                 });
         List<Contender> clients = List.of(
-                new AsyncContender("FencegateClient (JDK HttpClient)") {
-                    @Override
-                    protected CompletionStage<?> op(int slot) {
-                        return client.putAsync("pg", key(), token, VALUE).thenApply(outcome -> {
-                            if (!(outcome instanceof WriteOutcome.Applied)) {
-                                throw new IllegalStateException("not applied: " + outcome);
-                            }
-                            return outcome;
-                        });
-                    }
-                },
-                gatewayPut("Vert.x WebClient (pooled, async)", "pg"));
+                clientPut("FencegateClient (default: Apache HttpClient 5)", client),
+                gatewayPut("Vert.x WebClient (pooled, async)", "pg"),
+                clientPut("FencegateClient on a JDK HttpClient (the transport before issue 18)", jdkClient));
         String unit = "guarded PUT";
         return List.of(
                 new Scenario(POSTGRES, "in flight", unit, 1, postgres),
@@ -180,6 +176,20 @@ final class GatewayWrites implements AutoCloseable {
             throw new IllegalStateException("not applied: " + result);
         }
         return result;
+    }
+
+    private AsyncContender clientPut(String label, FencegateClient through) {
+        return new AsyncContender(label) {
+            @Override
+            protected CompletionStage<?> op(int slot) {
+                return through.putAsync("pg", key(), token, VALUE).thenApply(outcome -> {
+                    if (!(outcome instanceof WriteOutcome.Applied)) {
+                        throw new IllegalStateException("not applied: " + outcome);
+                    }
+                    return outcome;
+                });
+            }
+        };
     }
 
     private AsyncContender gatewayPut(String label, String store) {

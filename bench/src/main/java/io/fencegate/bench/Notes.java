@@ -37,9 +37,10 @@ final class Notes {
               The plain upsert goes to a table of the same shape without the guard. On MariaDB the
               baselines are the JDBC store used as a library in the bench's JVM (the same coalesced
               transactions, no HTTP) and a plain `INSERT … ON DUPLICATE KEY UPDATE` over HikariCP.
-            - **Java client.** `FencegateClient.putAsync` (JDK `HttpClient`, a blocking `send` on the
-              client's own threads) against a pooled Vert.x
-              `WebClient`, 16 PUTs in flight each, on the same gateway and store.
+            - **Java client.** `FencegateClient.putAsync` on its default transport (Apache HttpClient 5,
+              classic, pooled; each exchange blocking on one of the client's own threads) against a
+              pooled Vert.x `WebClient`, 16 PUTs in flight each, on the same gateway and store; and the
+              same client on a JDK `HttpClient` (HTTP/1.1, direct executor), as it was before issue 18.
             - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain
               update of the same 1000 rows, autocommit, HikariCP. Files: `FilesGuardedStore.write`
               against a plain temp-file, fsync, rename, fsync-the-directory write.

@@ -8,9 +8,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,7 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
  * A client for the fencegate gateway's HTTP API. Thread-safe; build one and share it.
@@ -26,30 +23,34 @@ import java.util.concurrent.CompletionException;
  * <p>Expected outcomes are results, not exceptions: a held lock is an empty {@code acquire}, a gone
  * lease an empty {@code renew} / {@code false} {@code release}, a refused token a {@link Stale}. Any
  * other error completes the future with a {@link FencegateException}; transport failures and timeouts
- * with the {@link IOException} from the JDK client. Every call is bounded by the request timeout
+ * with an {@link IOException}: {@link java.net.http.HttpTimeoutException} for a timeout,
+ * {@link java.net.http.HttpConnectTimeoutException} or {@link java.net.ConnectException} when no
+ * connection was made (nothing was sent). The blocking methods throw the same, an {@code IOException}
+ * wrapped in an {@link UncheckedIOException}. Every call is bounded by the request timeout
  * ({@code acquire} by the timeout plus its wait).
  *
- * <p>Each call in flight runs on one of the client's own threads, where its future completes: a
- * dependent stage may block, even on another call of this client.
+ * <p>HTTP runs on Apache HttpClient 5 (kept-alive connections, blocking I/O), or on a JDK
+ * {@link HttpClient} given to {@link Builder#httpClient}. A blocking method makes its exchange on the
+ * calling thread. An asynchronous one makes it on one of the client's own threads, where its future
+ * completes: a dependent stage may block, even on another call of this client.
  */
 public final class FencegateClient {
     /** How the gateway's problem type for "no such store" ends (e.g. {@code urn:fencegate:problem:unknown-store}). */
     public static final String UNKNOWN_STORE_SUFFIX = "unknown-store";
-    private static final String FENCING_TOKEN = "Fencing-Token";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
 
-    private final URI base;
-    private final String authorization;
     private final Duration timeout;
     private final Exchanges exchanges;
 
     private FencegateClient(Builder b) {
         String uri = b.baseUri.toString();
-        this.base = URI.create(uri.endsWith("/") ? uri : uri + "/");
-        this.authorization = b.apiKey == null ? null : "Bearer " + b.apiKey;
+        URI base = URI.create(uri.endsWith("/") ? uri : uri + "/");
+        String authorization = b.apiKey == null ? null : "Bearer " + b.apiKey;
         this.timeout = b.timeout;
-        this.exchanges = b.httpClient != null ? Exchanges.using(b.httpClient) : Exchanges.own(b.timeout);
+        this.exchanges = new Exchanges(b.httpClient != null
+                ? new JdkTransport(b.httpClient, base, authorization)
+                : new ApacheTransport(base, authorization, b.timeout));
     }
 
     public static Builder builder(URI baseUri) {
@@ -64,42 +65,17 @@ public final class FencegateClient {
 
     /** Acquires {@code lock}, waiting up to {@code wait}; empty if it is still held then (423). */
     public CompletableFuture<Optional<Lease>> acquireAsync(String lock, Duration ttl, Duration wait) {
-        ObjectNode body = JSON.createObjectNode()
-                .put("lock", lock).put("ttlMs", ttl.toMillis()).put("waitMs", wait.toMillis());
-        // The gateway may legitimately hold the request for `wait`: the bound is wait + timeout.
-        HttpRequest req = request("v1/leases", timeout.plus(wait))
-                .header("Content-Type", "application/json")
-                .POST(BodyPublishers.ofByteArray(bytes(body))).build();
-        return send(req).thenApply(r -> switch (r.statusCode()) {
-            case 201 -> {
-                JsonNode j = json(r);
-                yield Optional.of(new Lease(j.path("lock").asText(lock), j.path("leaseId").asText(),
-                        j.path("token").asLong(), Instant.ofEpochMilli(j.path("expiresAt").asLong())));
-            }
-            case 423 -> Optional.<Lease>empty();
-            default -> throw problem(r);
-        });
+        return async(acquiring(lock, ttl, wait));
     }
 
     /** Extends the lease to now + its ttl; empty if the lease is gone (410). */
     public CompletableFuture<Optional<Instant>> renewAsync(String leaseId) {
-        HttpRequest req = request("v1/leases/" + KeyPaths.segment(leaseId) + "/renew", timeout)
-                .POST(BodyPublishers.noBody()).build();
-        return send(req).thenApply(r -> switch (r.statusCode()) {
-            case 200 -> Optional.of(Instant.ofEpochMilli(json(r).path("expiresAt").asLong()));
-            case 410 -> Optional.<Instant>empty();
-            default -> throw problem(r);
-        });
+        return async(renewing(leaseId));
     }
 
     /** Releases the lease; false if it was already gone (410). */
     public CompletableFuture<Boolean> releaseAsync(String leaseId) {
-        HttpRequest req = request("v1/leases/" + KeyPaths.segment(leaseId), timeout).DELETE().build();
-        return send(req).thenApply(r -> switch (r.statusCode()) {
-            case 204, 200 -> true;
-            case 410 -> false;
-            default -> throw problem(r);
-        });
+        return async(releasing(leaseId));
     }
 
     /**
@@ -146,21 +122,17 @@ public final class FencegateClient {
 
     /** Writes {@code value} to {@code key} if {@code token} passes the store's guard. */
     public CompletableFuture<WriteOutcome> putAsync(String store, String key, long token, byte[] value) {
-        HttpRequest req = fenced(request(itemPath(store, key), timeout), token)
-                .header("Content-Type", "application/octet-stream")
-                .PUT(BodyPublishers.ofByteArray(value)).build();
-        return send(req).thenApply(r -> writeOutcome(r, token));
+        return async(putting(store, key, token, value));
     }
 
     /** Deletes {@code key} (the store keeps a tombstone with the token). */
     public CompletableFuture<WriteOutcome> deleteAsync(String store, String key, long token) {
-        HttpRequest req = fenced(request(itemPath(store, key), timeout), token).DELETE().build();
-        return send(req).thenApply(r -> writeOutcome(r, token));
+        return async(deleting(store, key, token));
     }
 
     /** A plain read: never refused, claims nothing. Use {@link #getAsync(String, String, long)} to read-modify-write. */
     public CompletableFuture<ReadOutcome> getAsync(String store, String key) {
-        return read(request(itemPath(store, key), timeout), 0);
+        return async(reading(HttpCall.of("GET", itemPath(store, key), timeout), 0));
     }
 
     /**
@@ -168,19 +140,112 @@ public final class FencegateClient {
      * {@link Stale} if a higher token got there first. A missing item is claimed too.
      */
     public CompletableFuture<ReadOutcome> getAsync(String store, String key, long token) {
-        return read(fenced(request(itemPath(store, key), timeout), token), token);
+        return async(reading(HttpCall.of("GET", itemPath(store, key), timeout).fenced(token), token));
     }
 
     /** Runs the store's named statement in one transaction with the guard row of {@code key}. */
     public CompletableFuture<StatementOutcome> statementAsync(
             String store, String name, long token, String key, Map<String, ?> params) {
+        return async(statementOf(store, name, token, key, params));
+    }
+
+    // ---- blocking conveniences: the exchange runs on the caller's thread ----------------------
+
+    public Optional<Lease> acquire(String lock, Duration ttl, Duration wait) {
+        return blocking(acquiring(lock, ttl, wait));
+    }
+
+    public Optional<Instant> renew(String leaseId) {
+        return blocking(renewing(leaseId));
+    }
+
+    public boolean release(String leaseId) {
+        return blocking(releasing(leaseId));
+    }
+
+    public WriteOutcome put(String store, String key, long token, byte[] value) {
+        return blocking(putting(store, key, token, value));
+    }
+
+    public WriteOutcome delete(String store, String key, long token) {
+        return blocking(deleting(store, key, token));
+    }
+
+    public ReadOutcome get(String store, String key) {
+        return blocking(reading(HttpCall.of("GET", itemPath(store, key), timeout), 0));
+    }
+
+    public ReadOutcome get(String store, String key, long token) {
+        return blocking(reading(HttpCall.of("GET", itemPath(store, key), timeout).fenced(token), token));
+    }
+
+    public StatementOutcome statement(String store, String name, long token, String key, Map<String, ?> params) {
+        return blocking(statementOf(store, name, token, key, params));
+    }
+
+    // ---- the calls: what is sent, and how the answer reads --------------------------------------
+
+    /** One call of the API: the request, and how its answer becomes a result (or an exception). */
+    private record Op<T>(HttpCall call, Function<HttpAnswer, T> read) {}
+
+    private <T> CompletableFuture<T> async(Op<T> op) {
+        return exchanges.async(op.call(), op.read());
+    }
+
+    private <T> T blocking(Op<T> op) {
+        return exchanges.blocking(op.call(), op.read());
+    }
+
+    private Op<Optional<Lease>> acquiring(String lock, Duration ttl, Duration wait) {
+        ObjectNode body = JSON.createObjectNode()
+                .put("lock", lock).put("ttlMs", ttl.toMillis()).put("waitMs", wait.toMillis());
+        // The gateway may legitimately hold the request for `wait`: the bound is wait + timeout.
+        HttpCall call = HttpCall.of("POST", "v1/leases", timeout.plus(wait)).body("application/json", bytes(body));
+        return new Op<>(call, r -> switch (r.status()) {
+            case 201 -> {
+                JsonNode j = json(r);
+                yield Optional.of(new Lease(j.path("lock").asText(lock), j.path("leaseId").asText(),
+                        j.path("token").asLong(), Instant.ofEpochMilli(j.path("expiresAt").asLong())));
+            }
+            case 423 -> Optional.<Lease>empty();
+            default -> throw problem(r);
+        });
+    }
+
+    private Op<Optional<Instant>> renewing(String leaseId) {
+        return new Op<>(HttpCall.of("POST", "v1/leases/" + KeyPaths.segment(leaseId) + "/renew", timeout),
+                r -> switch (r.status()) {
+                    case 200 -> Optional.of(Instant.ofEpochMilli(json(r).path("expiresAt").asLong()));
+                    case 410 -> Optional.<Instant>empty();
+                    default -> throw problem(r);
+                });
+    }
+
+    private Op<Boolean> releasing(String leaseId) {
+        return new Op<>(HttpCall.of("DELETE", "v1/leases/" + KeyPaths.segment(leaseId), timeout),
+                r -> switch (r.status()) {
+                    case 204, 200 -> true;
+                    case 410 -> false;
+                    default -> throw problem(r);
+                });
+    }
+
+    private Op<WriteOutcome> putting(String store, String key, long token, byte[] value) {
+        HttpCall call = HttpCall.of("PUT", itemPath(store, key), timeout).fenced(token)
+                .body("application/octet-stream", Objects.requireNonNull(value, "value"));
+        return new Op<>(call, r -> writeOutcome(r, token));
+    }
+
+    private Op<WriteOutcome> deleting(String store, String key, long token) {
+        return new Op<>(HttpCall.of("DELETE", itemPath(store, key), timeout).fenced(token), r -> writeOutcome(r, token));
+    }
+
+    private Op<StatementOutcome> statementOf(String store, String name, long token, String key, Map<String, ?> params) {
         ObjectNode body = JSON.createObjectNode().put("key", key);
         body.set("params", JSON.valueToTree(params == null ? Map.of() : params));
-        HttpRequest req = fenced(request("v1/stores/" + KeyPaths.segment(store) + "/statements/"
-                + KeyPaths.segment(name), timeout), token)
-                .header("Content-Type", "application/json")
-                .POST(BodyPublishers.ofByteArray(bytes(body))).build();
-        return send(req).thenApply(r -> switch (r.statusCode()) {
+        HttpCall call = HttpCall.of("POST", "v1/stores/" + KeyPaths.segment(store) + "/statements/"
+                + KeyPaths.segment(name), timeout).fenced(token).body("application/json", bytes(body));
+        return new Op<>(call, r -> switch (r.status()) {
             case 200 -> {
                 Map<String, Object> m = JSON.convertValue(json(r), MAP);
                 Object rows = m.get("rows");
@@ -191,81 +256,26 @@ public final class FencegateClient {
         });
     }
 
-    // ---- blocking conveniences ---------------------------------------------------------------
-
-    public Optional<Lease> acquire(String lock, Duration ttl, Duration wait) {
-        return join(acquireAsync(lock, ttl, wait));
-    }
-
-    public Optional<Instant> renew(String leaseId) {
-        return join(renewAsync(leaseId));
-    }
-
-    public boolean release(String leaseId) {
-        return join(releaseAsync(leaseId));
-    }
-
-    public WriteOutcome put(String store, String key, long token, byte[] value) {
-        return join(putAsync(store, key, token, value));
-    }
-
-    public WriteOutcome delete(String store, String key, long token) {
-        return join(deleteAsync(store, key, token));
-    }
-
-    public ReadOutcome get(String store, String key) {
-        return join(getAsync(store, key));
-    }
-
-    public ReadOutcome get(String store, String key, long token) {
-        return join(getAsync(store, key, token));
-    }
-
-    public StatementOutcome statement(String store, String name, long token, String key, Map<String, ?> params) {
-        return join(statementAsync(store, name, token, key, params));
-    }
-
-    // ---- plumbing ----------------------------------------------------------------------------
-
-    private static String itemPath(String store, String key) {
-        return "v1/stores/" + KeyPaths.segment(store) + "/items/" + KeyPaths.key(key);
-    }
-
-    private HttpRequest.Builder request(String path, Duration bound) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(bound)
-                .header("Accept", "application/json, application/problem+json, */*");
-        if (authorization != null) {
-            b.header("Authorization", authorization);
-        }
-        return b;
-    }
-
-    private static HttpRequest.Builder fenced(HttpRequest.Builder b, long token) {
-        if (token <= 0) {
-            throw new IllegalArgumentException("a fencing token is positive, got " + token);
-        }
-        return b.header(FENCING_TOKEN, Long.toString(token));
-    }
-
-    private CompletableFuture<HttpResponse<byte[]>> send(HttpRequest req) {
-        return exchanges.send(req);
-    }
-
-    private CompletableFuture<ReadOutcome> read(HttpRequest.Builder b, long token) {
-        return send(b.GET().build()).thenApply(r -> switch (r.statusCode()) {
-            case 200 -> new ReadOutcome.Value(r.body(),
-                    r.headers().firstValue(FENCING_TOKEN).map(Long::parseLong).orElse(0L));
+    private static Op<ReadOutcome> reading(HttpCall call, long token) {
+        return new Op<>(call, r -> switch (r.status()) {
+            case 200 -> new ReadOutcome.Value(r.body(), r.fencingToken().isEmpty() ? 0L : Long.parseLong(r.fencingToken()));
             case 404 -> isProblem(r) && !notFoundItem(r) ? throwing(problem(r)) : new ReadOutcome.NotFound();
             case 409 -> stale(r, token);
             default -> throw problem(r);
         });
     }
 
+    // ---- reading answers -----------------------------------------------------------------------
+
+    private static String itemPath(String store, String key) {
+        return "v1/stores/" + KeyPaths.segment(store) + "/items/" + KeyPaths.key(key);
+    }
+
     /**
      * A 404 for an unknown store must not read as a missing item: the gateway marks it with a problem
      * type ending in {@link #UNKNOWN_STORE_SUFFIX}; any other 404 is the item.
      */
-    private static boolean notFoundItem(HttpResponse<byte[]> r) {
+    private static boolean notFoundItem(HttpAnswer r) {
         return !problemJson(r).path("type").asText("").endsWith(UNKNOWN_STORE_SUFFIX);
     }
 
@@ -273,8 +283,8 @@ public final class FencegateClient {
         throw e;
     }
 
-    private static WriteOutcome writeOutcome(HttpResponse<byte[]> r, long token) {
-        return switch (r.statusCode()) {
+    private static WriteOutcome writeOutcome(HttpAnswer r, long token) {
+        return switch (r.status()) {
             case 200 -> {
                 JsonNode j = json(r);
                 yield new WriteOutcome.Applied(j.path("token").asLong(token), j.path("previousToken").asLong());
@@ -284,26 +294,26 @@ public final class FencegateClient {
         };
     }
 
-    private static Stale stale(HttpResponse<byte[]> r, long token) {
+    private static Stale stale(HttpAnswer r, long token) {
         JsonNode j = json(r);
         long current = j.path("currentToken").asLong();
         return new Stale(current, j.path("fence").asLong(current), token);
     }
 
-    private static JsonNode json(HttpResponse<byte[]> r) {
+    private static JsonNode json(HttpAnswer r) {
         try {
             return r.body().length == 0 ? JSON.createObjectNode() : JSON.readTree(r.body());
         } catch (IOException e) {
-            throw new FencegateException(r.statusCode(), "about:blank", "unreadable response",
+            throw new FencegateException(r.status(), "about:blank", "unreadable response",
                     "not JSON: " + text(r));
         }
     }
 
-    private static boolean isProblem(HttpResponse<byte[]> r) {
-        return r.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json");
+    private static boolean isProblem(HttpAnswer r) {
+        return r.contentType().startsWith("application/problem+json");
     }
 
-    private static JsonNode problemJson(HttpResponse<byte[]> r) {
+    private static JsonNode problemJson(HttpAnswer r) {
         try {
             return JSON.readTree(r.body());
         } catch (IOException e) {
@@ -311,16 +321,16 @@ public final class FencegateClient {
         }
     }
 
-    private static FencegateException problem(HttpResponse<byte[]> r) {
+    private static FencegateException problem(HttpAnswer r) {
         if (isProblem(r)) {
             JsonNode j = problemJson(r);
-            return new FencegateException(r.statusCode(), j.path("type").asText("about:blank"),
+            return new FencegateException(r.status(), j.path("type").asText("about:blank"),
                     j.path("title").asText(null), j.path("detail").asText(null));
         }
-        return new FencegateException(r.statusCode(), "about:blank", null, text(r));
+        return new FencegateException(r.status(), "about:blank", null, text(r));
     }
 
-    private static String text(HttpResponse<byte[]> r) {
+    private static String text(HttpAnswer r) {
         String s = new String(r.body(), StandardCharsets.UTF_8);
         return s.length() > 200 ? s.substring(0, 200) + "…" : s;
     }
@@ -330,21 +340,6 @@ public final class FencegateClient {
             return JSON.writeValueAsBytes(node);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static <T> T join(CompletableFuture<T> f) {
-        try {
-            return f.join();
-        } catch (CompletionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            if (c instanceof IOException io) {
-                throw new UncheckedIOException(io);
-            }
-            throw e;
         }
     }
 
@@ -374,7 +369,11 @@ public final class FencegateClient {
             return this;
         }
 
-        /** A JDK client to share (its executor, proxy, TLS settings); by default one is created. */
+        /**
+         * A JDK client to use instead of the default Apache HttpClient 5 transport (for its proxy, TLS
+         * or executor settings). It costs more CPU a request (docs/gateway.md, "Performance"), and its
+         * request timeout ends at the response's headers: a body trickling in is not cut off by it.
+         */
         public Builder httpClient(HttpClient httpClient) {
             this.httpClient = httpClient;
             return this;

@@ -10,8 +10,13 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
+import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +30,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The client against a stub HTTP server: what it sends, and how it reads each answer of the contract. */
+/**
+ * The client against a stub HTTP server: what it sends, and how it reads each answer of the contract.
+ * On the default transport (Apache HttpClient 5); {@link FencegateClientJdkTransportTest} runs the same
+ * tests on a JDK HttpClient.
+ */
 @Timeout(20)
 class FencegateClientTest {
     /** One canned answer; the stub replays them in order and records every request. */
@@ -46,14 +55,20 @@ class FencegateClientTest {
     private final BlockingQueue<Answer> answers = new LinkedBlockingQueue<>();
     private final BlockingQueue<Seen> seen = new LinkedBlockingQueue<>();
     private FencegateClient client;
+    private volatile long answerDelayMs;
 
     @BeforeEach
     void start() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", this::handle);
         server.start();
-        client = FencegateClient.builder("http://127.0.0.1:" + server.getAddress().getPort())
+        client = builder(URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
                 .apiKey("k3y").timeout(Duration.ofSeconds(2)).build();
+    }
+
+    /** A builder on the transport under test. */
+    FencegateClient.Builder builder(URI base) {
+        return FencegateClient.builder(base);
     }
 
     @AfterEach
@@ -67,6 +82,13 @@ class FencegateClientTest {
         seen.add(new Seen(ex.getRequestMethod(), ex.getRequestURI().getRawPath(), h,
                 ex.getRequestBody().readAllBytes()));
         Answer a = answers.poll();
+        if (answerDelayMs > 0) {
+            try {
+                Thread.sleep(answerDelayMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (a == null) {
             return; // no answer: the client must time out by itself
         }
@@ -94,6 +116,16 @@ class FencegateClientTest {
         assertThat(s.headers()).containsEntry("authorization", "Bearer k3y");
         assertThat(new String(s.body(), StandardCharsets.UTF_8))
                 .isEqualTo("{\"lock\":\"orders/1\",\"ttlMs\":30000,\"waitMs\":50}");
+    }
+
+    /** The gateway may hold an acquire for its wait: the call's bound is the timeout plus the wait. */
+    @Test
+    void anAcquireMayTakeItsWaitBeyondTheTimeout() {
+        FencegateClient quick = builder(URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
+                .timeout(Duration.ofMillis(300)).build();
+        answerDelayMs = 900;
+        answers.add(Answer.json(201, "{\"lock\":\"a\",\"leaseId\":\"L\",\"token\":4,\"expiresAt\":1}"));
+        assertThat(quick.acquire("a", Duration.ofSeconds(5), Duration.ofSeconds(2))).isPresent();
     }
 
     @Test
@@ -236,11 +268,63 @@ class FencegateClientTest {
 
     @Test
     void aSilentServerIsBoundedByTheRequestTimeout() {
-        FencegateClient quick = FencegateClient.builder(URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
+        FencegateClient quick = builder(URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
                 .timeout(Duration.ofMillis(300)).build();
         long t0 = System.nanoTime();
-        assertThatThrownBy(() -> quick.get("s", "k")).isInstanceOf(UncheckedIOException.class);
+        assertThatThrownBy(() -> quick.get("s", "k")).isInstanceOf(UncheckedIOException.class)
+                .hasCauseInstanceOf(HttpTimeoutException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    /**
+     * The bound is on the whole call, not on each read: a server that answers 200 and then sends its
+     * body a byte every 100 ms (never silent for a read timeout's length) is cut off all the same.
+     */
+    @Test
+    void aTricklingAnswerIsBoundedByTheRequestTimeout() throws Exception {
+        try (ServerSocket trickler = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread serving = new Thread(() -> trickle(trickler), "trickler");
+            serving.setDaemon(true);
+            serving.start();
+            FencegateClient quick = builder(URI.create("http://127.0.0.1:" + trickler.getLocalPort()))
+                    .timeout(Duration.ofMillis(400)).build();
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> quick.put("s", "k", 7, new byte[] {1})).isInstanceOf(UncheckedIOException.class)
+                    .hasCauseInstanceOf(HttpTimeoutException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+        }
+    }
+
+    /** Answers every connection with headers at once, then a 100-byte body one byte every 100 ms. */
+    private static void trickle(ServerSocket server) {
+        while (!server.isClosed()) {
+            try (Socket s = server.accept()) {
+                s.getInputStream().read(new byte[8192]); // the request (small: one read is enough here)
+                OutputStream out = s.getOutputStream();
+                out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                for (int i = 0; i < 100; i++) {
+                    Thread.sleep(100);
+                    out.write(' ');
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
+                // the client hung up, or the test is over
+            }
+        }
+    }
+
+    /** A refused connection carried no request: callers (the checker) tell it from a timeout by its type. */
+    @Test
+    void aRefusedConnectionIsAConnectException() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        FencegateClient refused = builder(URI.create("http://127.0.0.1:" + closedPort)).timeout(Duration.ofSeconds(2)).build();
+        assertThatThrownBy(() -> refused.get("s", "k")).isInstanceOf(UncheckedIOException.class)
+                .hasCauseInstanceOf(ConnectException.class);
     }
 
     /**
