@@ -109,6 +109,7 @@ final class UncontendedGrant {
         String lock = held.lease().lock();
         long token = held.lease().token();
         String grantPath = parts.nodes().grantPath(lock, token);
+        String lockPath = parts.nodes().lockPath(lock);
         boolean oneTrip = held.lockVersion() >= 0;
         List<CuratorOp> ops;
         try {
@@ -118,7 +119,7 @@ final class UncontendedGrant {
                     ? op.create().withMode(CreateMode.PERSISTENT).forPath(grantPath, GrantLog.RELEASED)
                     : op.setData().forPath(grantPath, GrantLog.RELEASED);
             ops = oneTrip ? List.of(deleteLease, op.setData().withVersion(held.lockVersion())
-                    .forPath(parts.nodes().lockPath(lock), EMPTY), markGrant) : List.of(deleteLease, markGrant);
+                    .forPath(lockPath, EMPTY), markGrant) : List.of(deleteLease, markGrant);
         } catch (Exception e) {
             return CompletableFuture.completedFuture(false);
         }
@@ -133,7 +134,7 @@ final class UncontendedGrant {
                     }
                     for (CuratorTransactionResult result : event.getOpResults()) {
                         Stat stat = result.getResultStat();
-                        if (oneTrip && stat != null && result.getForPath().equals(parts.nodes().lockPath(lock))
+                        if (oneTrip && stat != null && result.getForPath().equals(lockPath)
                                 && stat.getNumChildren() == 0) {
                             emptyAt.put(lock, stat.getVersion());
                             busySince.remove(lock);
