@@ -19,13 +19,14 @@ import org.apache.zookeeper.data.Stat;
  * and proves it is alone, so it holds the lock at once. Anything else (a queue, a lock-delay mark,
  * a lock node this issuer knows nothing about) is left to {@link Acquisition}'s queue-and-watch path.
  *
- * <p><b>ZXID mode</b>: {@code [delete(lock, v), create(lock, GRANT_AT_MZXID), create(lease),
- * setData(lock, GRANT_AT_MZXID, 0)]}. Why delete and re-create the lock node: a delete fails
+ * <p><b>ZXID mode</b>: {@code [delete(lock, v), create(lock, GRANT_AT_MZXID), create2(lease)]},
+ * three ops. Why delete and re-create the lock node: a delete fails
  * ({@code NOTEMPTY}) while any lease node is queued, and a transaction applies entirely or not at
  * all, so success proves the new lease node is the only child: the holder. The version {@code v}
- * protects what the lock node's data says (a lock-delay mark, an unlogged grant); the last op's
- * stat gives the transaction's zxid, which is the lease node's czxid, the token. The lock node's
- * data and mzxid record that grant durably in the same transaction ({@link GrantLog}). Sequence
+ * protects what the lock node's data says (a lock-delay mark, an unlogged grant); the lease node's
+ * create answers its stat ({@link StatTransaction}), whose czxid, the transaction's zxid, is the
+ * token. The re-created lock node's data and mzxid (the same zxid) record that grant durably in
+ * the same transaction ({@link GrantLog}). Sequence
  * numbers restart in the re-created node, but only ever under an empty one, so FIFO order holds;
  * ZXID tokens never depend on them.
  *
@@ -54,7 +55,10 @@ import org.apache.zookeeper.data.Stat;
  */
 final class UncontendedGrant {
 
-    /** A ZXID lock node's version after a one-trip grant (0: created by it) and its release (1). */
+    /**
+     * A ZXID lock node's version after a one-trip grant (0: created by it) and its release (1). A
+     * version remembered empty must never carry a lock-delay mark ({@link LockDelays} steps past it).
+     */
     static final int GRANTED_VERSION = 0;
     static final int EMPTY_AFTER_RELEASE = 1;
     /**
