@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.drivers.OperationTrace;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -38,8 +39,7 @@ final class StatTransaction {
     private StatTransaction() { }
 
     /** Sends {@code ops} as one multi; the callback gets the answer on ZooKeeper's event thread. */
-    static void send(CuratorFramework client, List<CuratorOp> ops, org.apache.curator.framework.api.BackgroundCallback callback)
-            throws Exception {
+    static void send(CuratorFramework client, List<CuratorOp> ops, BackgroundCallback callback) throws Exception {
         List<Op> sent = new ArrayList<>(ops.size());
         List<OperationType> types = new ArrayList<>(ops.size());
         for (CuratorOp op : ops) {
@@ -52,7 +52,8 @@ final class StatTransaction {
             try {
                 callback.processResult(client, new Answer(rc, path, curatorResults(client, sent, types, results)));
             } catch (Exception e) {
-                throw new IllegalStateException(e);
+                // AsyncZk's callbacks only complete a future; nothing to hand this to but the event thread's log.
+                throw new IllegalStateException("transaction callback failed", e);
             }
         }, null);
     }
