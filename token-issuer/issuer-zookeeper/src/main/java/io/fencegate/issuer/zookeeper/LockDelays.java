@@ -25,9 +25,9 @@ import org.apache.zookeeper.data.Stat;
  * Locks never granted with a delay have an empty lock node (or one recording a grant, {@link
  * GrantLog#GRANT_AT_MZXID}, whose length no mark has): the acquirer sees that {@code dataLength}
  * in the queue listing's stat and pays no extra read. A write here first logs a grant the lock node records, and in ZXID mode
- * never leaves a mark at version {@link UncontendedGrant#EMPTY_AFTER_RELEASE}, the version at
- * which {@link UncontendedGrant} may re-create the lock node from what it remembers (a lock node
- * swept and re-created since must not pass for the empty one it remembers).
+ * never leaves a mark at version {@link UncontendedGrant#EMPTY_AFTER_RELEASE} (nor at the one older
+ * issuers used), the version at which {@link UncontendedGrant} may re-create the lock node from what
+ * it remembers (a lock node swept and re-created since must not pass for the empty one it remembers).
  */
 final class LockDelays {
 
@@ -138,17 +138,33 @@ final class LockDelays {
                 });
     }
 
-    /** Writes at {@code version}; a mark that would land on the reserved version takes one more step. */
+    /**
+     * Writes at {@code version}; a mark that would land on a version {@link UncontendedGrant} may
+     * remember as empty takes more steps (setData ops in one transaction) until it lands past them.
+     */
     private CompletableFuture<Code> writeAt(String path, byte[] data, int version) {
-        boolean skip = data.length > 0 && parts.mode() == TokenMode.ZXID
-                && version + 1 == UncontendedGrant.EMPTY_AFTER_RELEASE;
-        if (!skip) {
+        int steps = 1;
+        while (data.length > 0 && parts.mode() == TokenMode.ZXID && isRemembered(version + steps)) {
+            steps++;
+        }
+        if (steps == 1) {
             return parts.zk().call("write lock-delay " + path, cb -> parts.client().setData().withVersion(version)
                     .inBackground(cb).forPath(path, data)).thenApply(AsyncZk::code);
         }
-        return parts.zk().call("write lock-delay " + path, cb -> parts.client().transaction().inBackground(cb).forOperations(
-                parts.client().transactionOp().setData().withVersion(version).forPath(path, data),
-                parts.client().transactionOp().setData().withVersion(version + 1).forPath(path, data)))
-                .thenApply(AsyncZk::code);
+        java.util.List<org.apache.curator.framework.api.transaction.CuratorOp> ops = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < steps; i++) {
+                ops.add(parts.client().transactionOp().setData().withVersion(version + i).forPath(path, data));
+            }
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return parts.zk().call("write lock-delay " + path, cb -> parts.client().transaction().inBackground(cb)
+                .forOperations(ops)).thenApply(AsyncZk::code);
+    }
+
+    /** This issuer's release, or an older issuer's (rolling upgrade), remembers the lock node empty at it. */
+    private static boolean isRemembered(int version) {
+        return version == UncontendedGrant.EMPTY_AFTER_RELEASE || version == UncontendedGrant.EMPTY_AFTER_RELEASE_BEFORE;
     }
 }

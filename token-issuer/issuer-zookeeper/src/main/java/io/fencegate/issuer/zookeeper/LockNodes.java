@@ -22,6 +22,7 @@ final class LockNodes {
 
     static final String LEASE_PREFIX = "lease-";
     private static final int SEQUENCE_DIGITS = 10;
+    private static final int GRANT_DIGITS = 19;
 
     private final String root;
 
@@ -53,9 +54,17 @@ final class LockNodes {
         return grantsPath(lock) + "/" + grantName(token);
     }
 
-    /** A grant's node name: zero-padded, so names sort like their tokens. */
+    /**
+     * A grant's node name: zero-padded to 19 digits, so names sort like their tokens. Byte for byte
+     * {@code String.format("%019d", token)} (the layout other issuers read), without a Formatter:
+     * this runs on every release, and the Formatter was a sixth of an issuer's CPU per lease.
+     */
     static String grantName(long token) {
-        return String.format("%019d", token);
+        if (token < 0) {
+            return String.format("%019d", token); // never a token; kept exact anyway
+        }
+        String digits = Long.toString(token);
+        return digits.length() >= GRANT_DIGITS ? digits : "0".repeat(GRANT_DIGITS - digits.length()) + digits;
     }
 
     /** Lock names are checked by {@link LockNames} before they get here. */

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.api.transaction.OperationType;
 import org.apache.curator.framework.imps.ProtectedUtils;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -18,13 +19,14 @@ import org.apache.zookeeper.data.Stat;
  * and proves it is alone, so it holds the lock at once. Anything else (a queue, a lock-delay mark,
  * a lock node this issuer knows nothing about) is left to {@link Acquisition}'s queue-and-watch path.
  *
- * <p><b>ZXID mode</b>: {@code [delete(lock, v), create(lock, GRANT_AT_MZXID), create(lease),
- * setData(lock, GRANT_AT_MZXID, 0)]}. Why delete and re-create the lock node: a delete fails
+ * <p><b>ZXID mode</b>: {@code [delete(lock, v), create(lock, GRANT_AT_MZXID), create2(lease)]},
+ * three ops. Why delete and re-create the lock node: a delete fails
  * ({@code NOTEMPTY}) while any lease node is queued, and a transaction applies entirely or not at
  * all, so success proves the new lease node is the only child: the holder. The version {@code v}
- * protects what the lock node's data says (a lock-delay mark, an unlogged grant); the last op's
- * stat gives the transaction's zxid, which is the lease node's czxid, the token. The lock node's
- * data and mzxid record that grant durably in the same transaction ({@link GrantLog}). Sequence
+ * protects what the lock node's data says (a lock-delay mark, an unlogged grant); the lease node's
+ * create answers its stat ({@link StatTransaction}), whose czxid, the transaction's zxid, is the
+ * token. The re-created lock node's data and mzxid (the same zxid) record that grant durably in
+ * the same transaction ({@link GrantLog}). Sequence
  * numbers restart in the re-created node, but only ever under an empty one, so FIFO order holds;
  * ZXID tokens never depend on them.
  *
@@ -53,9 +55,18 @@ import org.apache.zookeeper.data.Stat;
  */
 final class UncontendedGrant {
 
-    /** A ZXID lock node's version after a one-trip grant (1) and its release (2). */
-    static final int GRANTED_VERSION = 1;
-    static final int EMPTY_AFTER_RELEASE = 2;
+    /**
+     * A ZXID lock node's version after a one-trip grant (0: created by it) and its release (1). A
+     * version remembered empty must never carry a lock-delay mark ({@link LockDelays} steps past it).
+     */
+    static final int GRANTED_VERSION = 0;
+    static final int EMPTY_AFTER_RELEASE = 1;
+    /**
+     * What issuers before issue 18's second round left after their release (their grant stamped
+     * the lock node once more). They may still run beside this one during a rolling upgrade and
+     * remember an empty lock node at this version, so no mark is left at it either.
+     */
+    static final int EMPTY_AFTER_RELEASE_BEFORE = 2;
     private static final byte[] EMPTY = new byte[0];
     private static final int CACHE_ENTRIES = 4096;
     /**
@@ -109,6 +120,7 @@ final class UncontendedGrant {
         String lock = held.lease().lock();
         long token = held.lease().token();
         String grantPath = parts.nodes().grantPath(lock, token);
+        String lockPath = parts.nodes().lockPath(lock);
         boolean oneTrip = held.lockVersion() >= 0;
         List<CuratorOp> ops;
         try {
@@ -118,7 +130,7 @@ final class UncontendedGrant {
                     ? op.create().withMode(CreateMode.PERSISTENT).forPath(grantPath, GrantLog.RELEASED)
                     : op.setData().forPath(grantPath, GrantLog.RELEASED);
             ops = oneTrip ? List.of(deleteLease, op.setData().withVersion(held.lockVersion())
-                    .forPath(parts.nodes().lockPath(lock), EMPTY), markGrant) : List.of(deleteLease, markGrant);
+                    .forPath(lockPath, EMPTY), markGrant) : List.of(deleteLease, markGrant);
         } catch (Exception e) {
             return CompletableFuture.completedFuture(false);
         }
@@ -133,7 +145,7 @@ final class UncontendedGrant {
                     }
                     for (CuratorTransactionResult result : event.getOpResults()) {
                         Stat stat = result.getResultStat();
-                        if (oneTrip && stat != null && result.getForPath().equals(parts.nodes().lockPath(lock))
+                        if (oneTrip && stat != null && result.getForPath().equals(lockPath)
                                 && stat.getNumChildren() == 0) {
                             emptyAt.put(lock, stat.getVersion());
                             busySince.remove(lock);
@@ -206,17 +218,23 @@ final class UncontendedGrant {
             CuratorOp createLease = op.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(leasePath, leaseData);
             if (parts.mode() == TokenMode.ZXID) {
                 CuratorOp recreate = op.create().withMode(CreateMode.PERSISTENT).forPath(lockPath, GrantLog.GRANT_AT_MZXID);
-                CuratorOp stamp = op.setData().withVersion(0).forPath(lockPath, GrantLog.GRANT_AT_MZXID);
-                ops = version == null ? List.of(recreate, createLease, stamp)
-                        : List.of(op.delete().withVersion(version).forPath(lockPath), recreate, createLease, stamp);
+                ops = version == null ? List.of(recreate, createLease)
+                        : List.of(op.delete().withVersion(version).forPath(lockPath), recreate, createLease);
             } else {
                 ops = List.of(createLease, op.setData().withVersion(version).forPath(lockPath, EMPTY));
             }
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }
-        return parts.zk().unbounded("grant " + lockPath, cb -> parts.client().transaction().inBackground(cb)
-                .forOperations(ops)).thenApply(event -> outcome(answers.apply(event)));
+        // ZXID: the lease node's create answers its stat (its czxid is the token), so no op is
+        // spent on a stamp; CVERSION needs the lock's child count, which its setData answers.
+        return parts.zk().unbounded("grant " + lockPath, cb -> {
+            if (parts.mode() == TokenMode.ZXID) {
+                StatTransaction.send(parts.client(), ops, cb);
+            } else {
+                parts.client().transaction().inBackground(cb).forOperations(ops);
+            }
+        }).thenApply(event -> outcome(answers.apply(event)));
     }
 
     private Outcome outcome(CuratorEvent event) {
@@ -224,16 +242,26 @@ final class UncontendedGrant {
         List<CuratorTransactionResult> results = event.getOpResults();
         if (code == Code.OK && results != null) {
             String path = null;
+            Stat leaseStat = null;
             Stat lockStat = null;
             for (CuratorTransactionResult result : results) {
                 if (result.getResultPath() != null && LockNodes.isLeaseNode(LockNodes.nameOf(result.getResultPath()))) {
                     path = result.getResultPath();
-                }
-                if (result.getResultStat() != null) {
+                    leaseStat = result.getResultStat();
+                } else if (result.getType() == OperationType.SET_DATA) {
                     lockStat = result.getResultStat();
                 }
             }
-            if (path == null || lockStat == null) {
+            if (path == null) {
+                return new Unknown(AsyncZk.unexpected("grant transaction", event));
+            }
+            if (parts.mode() == TokenMode.ZXID) {
+                // Applied, so the delete (or the create) of the lock node found it without
+                // children: the lease node is its only one. The lock node was created in this
+                // transaction: version 0. No stat (a server before 3.9): czxid 0, read it later.
+                return new Granted(path, leaseStat == null ? 0 : leaseStat.getCzxid(), GRANTED_VERSION);
+            }
+            if (lockStat == null) {
                 return new Unknown(AsyncZk.unexpected("grant transaction", event));
             }
             return lockStat.getNumChildren() == 1 ? new Granted(path, lockStat.getMzxid(), lockStat.getVersion())

@@ -60,7 +60,13 @@
  *       version a newer one remembers), and older issuers do not read a grant recorded on a lock
  *       node, so a gateway still running the old version may answer 403 for a token taken in one
  *       round trip until its release logs it. Upgrade every gateway of a root before relying on
- *       lock-delays or cross-gateway writes during the upgrade.</li>
+ *       lock-delays or cross-gateway writes during the upgrade. The same holds between issuers before
+ *       and after the three-op grant (issue 18, second round): a newer issuer remembers a lock node
+ *       it released as empty at version 1, where an older issuer's one-trip grant (and its lock-delay
+ *       mark) can sit. If such an older lease then expires instead of being released, the newer
+ *       issuer's next one-trip grant may re-create the node over that record: the expired holder's
+ *       token is refused as "not granted" (403) rather than judged against the item, or its delay is
+ *       cut short. Exclusion and tokens stay safe.</li>
  * </ul>
  */
 package io.fencegate.issuer.zookeeper;

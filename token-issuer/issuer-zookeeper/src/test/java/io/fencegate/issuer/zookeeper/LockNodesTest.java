@@ -39,4 +39,17 @@ class LockNodesTest {
         assertThat(nodes.grantPath("a", 9).compareTo(nodes.grantPath("a", 10))).isNegative();
         assertThat(nodes.grantPath("a", Long.MAX_VALUE)).endsWith("/" + Long.MAX_VALUE);
     }
+
+    @Test
+    void grantNamesAreTheZeroPaddedNamesOtherIssuersRead() {
+        for (long token : new long[] {1, 9, 10, 4294967301L, 999_999_999_999_999_999L, 1_000_000_000_000_000_000L,
+                Long.MAX_VALUE, 0, -5}) {
+            assertThat(LockNodes.grantName(token)).isEqualTo(String.format("%019d", token));
+        }
+        java.util.Random random = new java.util.Random(18);
+        for (int i = 0; i < 10_000; i++) {
+            long token = random.nextLong() >>> random.nextInt(64);
+            assertThat(LockNodes.grantName(token)).isEqualTo(String.format("%019d", token));
+        }
+    }
 }
