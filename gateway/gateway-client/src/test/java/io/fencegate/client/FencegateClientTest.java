@@ -302,6 +302,21 @@ class FencegateClientTest {
     }
 
     /**
+     * A dependent stage that starts an asynchronous call and waits for it: the call must run on
+     * another of the client's threads than the one the stage blocks (one thread for every exchange
+     * hangs here).
+     */
+    @Test
+    void aDependentStageMayWaitForAnAsyncCallItStarted() throws Exception {
+        answers.add(Answer.json(200, "{\"applied\":true,\"token\":7,\"previousToken\":3}"));
+        answers.add(new Answer(200, "application/octet-stream", new byte[] {5}, Map.of("Fencing-Token", "7")));
+        ReadOutcome read = client.putAsync("s", "k", 7, new byte[] {5})
+                .thenApply(applied -> client.getAsync("s", "k").join())
+                .get(5, TimeUnit.SECONDS);
+        assertThat(read).isInstanceOfSatisfying(ReadOutcome.Value.class, v -> assertThat(v.bytes()).containsExactly(5));
+    }
+
+    /**
      * Calls reuse the client's threads. The JDK's {@code sendAsync} completes through a thread started
      * per request where the common pool is small (1 or 2 CPUs), which cost more CPU than the request.
      */
