@@ -103,8 +103,10 @@ public final class BenchMain {
                     Contender c = s.contenders().get(i);
                     Sample sample = c.measure(s.concurrency(), profile.warmUp(), profile.measure());
                     s.samples().get(i).add(sample);
-                    System.err.printf("bench: %s | %s c=%d | %s | rep %d: %.0f ops/s, p99 %.2f ms%n",
-                            s.section(), s.title(), s.concurrency(), c.name(), rep + 1, sample.throughput(), sample.p99Millis());
+                    // The load average with each sample: a scenario measured on a busier machine shows it.
+                    System.err.printf("bench: %s | %s c=%d | %s | rep %d: %.0f ops/s, p99 %.2f ms (load average %s)%n",
+                            s.section(), s.title(), s.concurrency(), c.name(), rep + 1, sample.throughput(), sample.p99Millis(),
+                            MachineFacts.loadAverage());
                 }
                 Collections.rotate(order, -1);
             }
