@@ -4,15 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
  * Where the client's exchanges run. A blocking call runs its exchange on the caller's thread; an
- * asynchronous one on one of the client's own threads ({@link #THREADS}), where its future completes.
+ * asynchronous one on one of the client's own threads ({@link ClientThreads}), where its future completes.
  *
  * <p>Why own threads and not an event loop or {@code HttpClient.sendAsync}: a dependent stage may then
  * block, even on another call of the same client, without stalling the I/O that would answer it. And
@@ -21,14 +17,6 @@ import java.util.function.Function;
  * (docs/gateway.md, "Performance").
  */
 final class Exchanges {
-    /** One thread per exchange in flight, made on demand; daemon, and gone after a minute idle. */
-    private static final Executor THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), r -> {
-                Thread t = new Thread(r, "fencegate-client");
-                t.setDaemon(true);
-                return t;
-            });
-
     private final Transport transport;
 
     Exchanges(Transport transport) {
@@ -36,17 +24,19 @@ final class Exchanges {
     }
 
     /**
-     * Runs {@code call} on one of {@link #THREADS} and reads its answer there; the future fails with
+     * Runs {@code call} on one of the client's threads and reads its answer there; the future fails with
      * what {@code read} threw, or (wrapped in a {@link CompletionException}) the transport's {@link IOException}.
      */
     <T> CompletableFuture<T> async(HttpCall call, Function<HttpAnswer, T> read) {
-        return CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        ClientThreads.execute(() -> {
             try {
-                return read.apply(transport.exchange(call));
-            } catch (IOException e) {
-                throw new CompletionException(e);
+                future.complete(read.apply(transport.exchange(call)));
+            } catch (Throwable e) { // as supplyAsync: the future fails with a CompletionException around it
+                future.completeExceptionally(e instanceof CompletionException ? e : new CompletionException(e));
             }
-        }, THREADS);
+        });
+        return future;
     }
 
     /** Runs {@code call} on this thread; the transport's {@link IOException} comes as an {@link UncheckedIOException}. */
