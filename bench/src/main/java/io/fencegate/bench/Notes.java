@@ -26,7 +26,9 @@ final class Notes {
               connections, rule `same-lease` and one store lock, so one lease's token writes every key
               many times (the guard is still judged on every row). A freshly launched JVM spends its first
               tens of seconds compiling hot code (pgbench is native), so before anything is measured the
-              gateway is loaded (1 and 16 PUTs in flight, both stores, rounds of 4 s) until its JIT has
+              gateway is loaded (1 and 16 PUTs in flight: `WebClient` on both stores and the Java client on
+              its two transports, which compiles the bench JVM's side of every HTTP contender alike; rounds
+              of 8 s) until its JIT has
               settled: `jvm_compilation_time_ms_total` on its `/metrics` grew by less than 2% of the round
               in two rounds in a row (at most 90 s; the bench's output says how long it took). The load comes from a Vert.x
               `WebClient` in the bench process keeping 1/16/64 PUTs in flight, 100-byte values over 10k
@@ -38,7 +40,8 @@ final class Notes {
               baselines are the JDBC store used as a library in the bench's JVM (the same coalesced
               transactions, no HTTP) and a plain `INSERT … ON DUPLICATE KEY UPDATE` over HikariCP.
             - **Java client.** `FencegateClient.putAsync` on its default transport (Apache HttpClient 5,
-              classic, pooled; each exchange blocking on one of the client's own threads) against a
+              classic, pooled; each exchange blocking on one of the client's own threads, the next PUT of a
+              slot, started in the previous one's dependent stage, made by that same thread) against a
               pooled Vert.x `WebClient`, 16 PUTs in flight each, on the same gateway and store; and the
               same client on a JDK `HttpClient` (HTTP/1.1, direct executor), as it was before issue 18.
             - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain
