@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -314,6 +315,26 @@ class FencegateClientTest {
                 .thenApply(applied -> client.getAsync("s", "k").join())
                 .get(5, TimeUnit.SECONDS);
         assertThat(read).isInstanceOfSatisfying(ReadOutcome.Value.class, v -> assertThat(v.bytes()).containsExactly(5));
+    }
+
+    /** The same when the stage waits by other means than the call's future: here a latch that the call's own stage opens. */
+    @Test
+    void aDependentStageMayAwaitALatchThatAnAsyncCallItStartedOpens() throws Exception {
+        answers.add(Answer.json(200, "{\"applied\":true,\"token\":7,\"previousToken\":3}"));
+        answers.add(Answer.json(200, "{\"applied\":true,\"token\":7,\"previousToken\":7}"));
+        CountDownLatch secondAnswered = new CountDownLatch(1);
+        boolean opened = client.putAsync("s", "k", 7, new byte[] {1})
+                .thenApply(applied -> {
+                    client.putAsync("s", "k", 7, new byte[] {2}).thenRun(secondAnswered::countDown);
+                    try {
+                        return secondAnswered.await(5, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                })
+                .get(10, TimeUnit.SECONDS);
+        assertThat(opened).isTrue();
     }
 
     /**
