@@ -73,7 +73,9 @@ final class LeaseScripts {
      * when someone may be listening; the mark is set atomically with the 'held' answer, so a release
      * after it always wakes that caller. A grant marks the lock too when other callers wait at the
      * granting issuer: a release wakes only each issuer's longest waiting caller (see
-     * ReleaseSignals), so the others have not marked the lock since the last release.
+     * ReleaseSignals), so the others have not marked the lock since the last release. A mark is
+     * only ever lengthened by a 'held' answer: a short wait's poll must not cut short the mark of a
+     * longer wait or of a grant made while others wait.
      * Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
      * of one per grant; the newest 'kept' grants are always there.
      * Why answer the ceiling: the issuer reserves the next block before this one runs out.
@@ -91,7 +93,9 @@ final class LeaseScripts {
             end
             local kept = tonumber(ARGV[2])
             local function held(waiters, mark_ms, pttl)
-              if mark_ms ~= '0' then redis.call('SET', waiters, '1', 'PX', mark_ms) end
+              if mark_ms ~= '0' and redis.call('PTTL', waiters) < tonumber(mark_ms) then
+                redis.call('SET', waiters, '1', 'PX', mark_ms)
+              end
               return {0, pttl}
             end
             local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay, lock, waiters_ms, others_ms)
