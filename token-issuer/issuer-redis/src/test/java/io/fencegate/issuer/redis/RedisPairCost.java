@@ -37,7 +37,7 @@ public final class RedisPairCost {
                 stats.sync().configResetstat();
                 double redisCpu0 = redisCpuSeconds(stats);
                 long jvmCpu0 = processCpuNanos();
-                run(issuer, threads, pairs);
+                long switches = run(issuer, threads, pairs);
                 long jvmCpu = processCpuNanos() - jvmCpu0;
                 double redisCpu = redisCpuSeconds(stats) - redisCpu0;
                 String commandstats = stats.sync().info("commandstats");
@@ -54,8 +54,8 @@ public final class RedisPairCost {
                     }
                 }
                 System.out.printf("threads=%d pairs=%d commands/pair=%.2f scriptcalls/pair=%.3f jvm-cpu us/pair=%.1f "
-                                + "redis-cpu us/pair=%.1f%n", threads, pairs, all / (double) pairs, scripts / (double) pairs,
-                        jvmCpu / 1000.0 / pairs, redisCpu * 1e6 / pairs);
+                                + "redis-cpu us/pair=%.1f jvm-context-switches/pair=%.1f%n", threads, pairs, all / (double) pairs,
+                        scripts / (double) pairs, jvmCpu / 1000.0 / pairs, redisCpu * 1e6 / pairs, switches / (double) pairs);
             }
         } finally {
             client.shutdown();
@@ -77,7 +77,9 @@ public final class RedisPairCost {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
-    private static void run(RedisLeaseIssuer issuer, int threads, int pairs) throws Exception {
+    /** Answers the JVM's voluntary context switches (thread wake-ups) during the run, from /proc. */
+    private static long run(RedisLeaseIssuer issuer, int threads, int pairs) throws Exception {
+        long switches0 = voluntarySwitches();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -95,6 +97,26 @@ public final class RedisPairCost {
         for (Future<?> f : done) {
             f.get();
         }
+        long switches = voluntarySwitches() - switches0;
         pool.shutdown();
+        return switches;
+    }
+
+    private static long voluntarySwitches() throws java.io.IOException {
+        long total = 0;
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            total += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                } catch (java.io.IOException gone) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return total;
     }
 }
