@@ -9,9 +9,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 /**
- * Group commit of one script's calls: a call made while a batch is in flight waits, and goes out
- * with every call queued meanwhile (up to {@value #MAX_BATCH}) as one script call that answers
- * each element in order. A lone call goes out at once, so nothing waits for a timer.
+ * Group commit of one script's calls: a call made while {@value #MAX_IN_FLIGHT} batches are in
+ * flight waits, and goes out with every call queued meanwhile (up to {@value #MAX_BATCH}) as one
+ * script call that answers each element in order. A lone call goes out at once, so nothing waits
+ * for a timer. Why two in flight, not one: a call never waits behind a single slow one (a waiter
+ * woken by a release retries at once even while another caller's poll is on its way).
  *
  * <p>Why: under concurrency the issuer was bound by client CPU per command (Lettuce dispatch,
  * Netty writes and flushes, futures) and Redis's per-call cost, not by the work of the scripts.
@@ -24,13 +26,14 @@ import java.util.function.Function;
 final class GroupCommit<E, R> {
 
     static final int MAX_BATCH = 64;
+    static final int MAX_IN_FLIGHT = 2;
 
     private record Pending<E, R>(E element, CompletableFuture<R> answer) { }
 
     /** Sends one batch; answers one reply per element, in order. */
     private final Function<List<E>, CompletionStage<List<R>>> send;
     private final ArrayDeque<Pending<E, R>> queued = new ArrayDeque<>();
-    private boolean inFlight;
+    private int inFlight;
     private boolean closed;
 
     GroupCommit(Function<List<E>, CompletionStage<List<R>>> send) {
@@ -45,7 +48,7 @@ final class GroupCommit<E, R> {
                 return CompletableFuture.failedFuture(new IssuerUnavailableException("Redis lease issuer is closed"));
             }
             queued.add(pending);
-            batch = inFlight ? null : takeBatch();
+            batch = inFlight < MAX_IN_FLIGHT ? takeBatch() : null;
         }
         if (batch != null) {
             sendBatch(batch);
@@ -67,7 +70,7 @@ final class GroupCommit<E, R> {
 
     /** Under the lock, with something queued: the next batch, now in flight. */
     private List<Pending<E, R>> takeBatch() {
-        inFlight = true;
+        inFlight++;
         List<Pending<E, R>> batch = new ArrayList<>(Math.min(queued.size(), MAX_BATCH));
         while (!queued.isEmpty() && batch.size() < MAX_BATCH) {
             batch.add(queued.poll());
@@ -87,7 +90,7 @@ final class GroupCommit<E, R> {
         replies.whenComplete((answers, error) -> {
             List<Pending<E, R>> next;
             synchronized (this) {
-                inFlight = false;
+                inFlight--;
                 next = queued.isEmpty() ? null : takeBatch();
             }
             // The next batch goes out before this one's callers run their callbacks.

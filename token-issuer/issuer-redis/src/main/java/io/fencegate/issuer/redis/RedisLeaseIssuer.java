@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  *       release wakes each issuer's longest waiting caller of the lock; it is not FIFO-fair
  *       (ZooKeeper is).</li>
  *   <li>concurrent acquires, and concurrent releases, are group-committed ({@link GroupCommit}): one
- *       script call for the calls queued behind the one in flight, one answer each.</li>
+ *       script call for the calls queued behind those in flight, one answer each.</li>
  *   <li>{@code wasGranted} reads a per-lock sorted set of the latest grants. After Redis loses its
  *       data it forgets old grants and answers false for them: that only refuses writes.</li>
  * </ul>

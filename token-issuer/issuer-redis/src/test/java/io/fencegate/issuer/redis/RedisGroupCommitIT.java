@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Concurrent acquires and releases go out group-committed (GroupCommit): one script call for all
  * calls queued behind the one in flight, each caller getting its own answer. To make the batches
  * certain rather than likely, the test pauses its own redis-server's writes (CLIENT PAUSE WRITE,
- * which holds scripts) while it makes the calls: the first one goes out and waits at the server,
- * every later one queues behind it.
+ * which holds scripts) while it makes the calls: the first two go out and wait at the server
+ * (GroupCommit keeps two batches in flight), every later one queues behind them.
  */
 @Timeout(120)
 class RedisGroupCommitIT {
@@ -59,7 +59,7 @@ class RedisGroupCommitIT {
         server.kill();
     }
 
-    /** 1 + 64 + 35 acquires (a batch is at most 64), then as many releases: three script calls each. */
+    /** 1 + 1 + 64 + 34 acquires (a batch is at most 64), then as many releases: four script calls each. */
     @Test
     void concurrentAcquiresOfDistinctLocksGetEachTheirOwnGrantInFewScriptCalls() throws Exception {
         RedisLeaseIssuer issuer = warmIssuer(1000);
@@ -70,7 +70,7 @@ class RedisGroupCommitIT {
         redis.sync().configResetstat();
         List<Lease> leases = acquireAllWhilePaused(issuer, locks);
 
-        assertThat(scriptCalls()).as("script calls for 100 concurrent acquires").isEqualTo(3);
+        assertThat(scriptCalls()).as("script calls for 100 concurrent acquires").isEqualTo(4);
         assertThat(leases).extracting(Lease::lock).containsExactlyElementsOf(locks);
         assertThat(new HashSet<>(leases.stream().map(Lease::token).toList())).hasSize(locks.size());
         for (Lease lease : leases) {
@@ -87,7 +87,7 @@ class RedisGroupCommitIT {
         for (CompletableFuture<Boolean> released : releases) {
             assertThat(released.get(10, TimeUnit.SECONDS)).isTrue();
         }
-        assertThat(scriptCalls()).as("script calls for 100 concurrent releases").isEqualTo(3);
+        assertThat(scriptCalls()).as("script calls for 100 concurrent releases").isEqualTo(4);
         for (Lease lease : leases) {
             assertThat(redis.sync().exists(PREFIX + "lock:" + lease.lock())).isZero();
             assertThat(issuer.wasReleased(lease).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
@@ -98,7 +98,8 @@ class RedisGroupCommitIT {
     @Test
     void concurrentAcquiresOfOneLockInOneBatchGrantExactlyOne() throws Exception {
         RedisLeaseIssuer issuer = warmIssuer(1000);
-        List<String> locks = new ArrayList<>(List.of("orders/other")); // goes out alone; the rest form one batch
+        // these two go out alone; the rest form one batch
+        List<String> locks = new ArrayList<>(List.of("orders/other", "orders/another"));
         for (int i = 0; i < 20; i++) {
             locks.add("orders/one");
         }
@@ -109,7 +110,7 @@ class RedisGroupCommitIT {
         }
         unpause();
         List<Lease> granted = new ArrayList<>();
-        for (CompletableFuture<Optional<Lease>> call : calls.subList(1, calls.size())) {
+        for (CompletableFuture<Optional<Lease>> call : calls.subList(2, calls.size())) {
             call.get(10, TimeUnit.SECONDS).ifPresent(granted::add);
         }
         assertThat(granted).hasSize(1);
@@ -161,7 +162,7 @@ class RedisGroupCommitIT {
         for (int i = 0; i < 20; i++) {
             calls.add(issuer.acquire("orders/" + i, TTL, Duration.ZERO).toCompletableFuture());
         }
-        server.kill(); // the first call, in flight, fails; the batch queued behind it goes out to a lost connection
+        server.kill(); // the two calls in flight fail; the batches queued behind them go out to a lost connection
         for (CompletableFuture<Optional<Lease>> call : calls) {
             assertThatThrownBy(() -> call.get(30, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(IssuerUnavailableException.class);
@@ -173,7 +174,9 @@ class RedisGroupCommitIT {
     void closingFailsQueuedCallsAtOnce() throws Exception {
         RedisLeaseIssuer issuer = warmIssuer(1000);
         pause();
-        CompletableFuture<Optional<Lease>> inFlight = issuer.acquire("orders/a", TTL, Duration.ZERO).toCompletableFuture();
+        List<CompletableFuture<Optional<Lease>>> inFlight = List.of(
+                issuer.acquire("orders/a", TTL, Duration.ZERO).toCompletableFuture(),
+                issuer.acquire("orders/b", TTL, Duration.ZERO).toCompletableFuture());
         List<CompletableFuture<Optional<Lease>>> queued = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             queued.add(issuer.acquire("orders/q" + i, TTL, Duration.ZERO).toCompletableFuture());
@@ -184,7 +187,9 @@ class RedisGroupCommitIT {
             assertThatThrownBy(call::join).hasCauseInstanceOf(IssuerUnavailableException.class);
         }
         unpause();
-        assertThatThrownBy(() -> inFlight.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        for (CompletableFuture<Optional<Lease>> call : inFlight) {
+            assertThatThrownBy(() -> call.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        }
     }
 
     /** An issuer that has created the counter and armed its run-check shortcut, so counts are steady. */
