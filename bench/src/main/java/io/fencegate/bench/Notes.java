@@ -18,7 +18,8 @@ final class Notes {
               so under contention it stays the floor, not a rival.
             - **Leases, Redis.** The shared Redis 7 on 127.0.0.1:6379 (no persistence), every key under
               a random prefix removed at the end. fencegate's issuer has a file high-water mark (blocks of
-              1000 tokens and up, fsync'd, the next block reserved in the background at half use). The raw Lua floor is one `EVALSHA` of SET NX PX + INCR and one of
+              1000 tokens and up, fsync'd, the next block reserved in the background at half use) and sends
+              the acquires (and the releases) queued behind the two in flight as one script call. The raw Lua floor is one `EVALSHA` of SET NX PX + INCR and one of
               compare-and-delete over one Lettuce connection; having no queue to wait on, it polls every
               0.2 ms when the lock is held. Redisson uses its defaults (pub/sub wake-ups, watchdog).
             - **Gateway.** `fencegate serve` runs as a child process (embedded ZooKeeper issuer,

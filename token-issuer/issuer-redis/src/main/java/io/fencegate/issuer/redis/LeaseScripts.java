@@ -47,14 +47,17 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, counter, ceiling, grants, run, delay, live index, holders, waiters. ARGV: secret,
-     * ttlMs, grantsKept, grantRetentionMs, highest token this issuer has seen, lockDelayMs, lock name,
-     * instance name, waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0:
-     * nobody else waits at this issuer), run check ('check', 'skip' or 'probe'). Answers
-     * {1, token, ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe answers {1} if the
-     * counter was checked under the live run, else {0}, and changes nothing.
+     * One call runs any number of acquires in turn (a batch, see GroupCommit), atomically.
+     * KEYS: counter, ceiling, run, live index, holders, then for each acquire: lock, grants, delay,
+     * waiters. ARGV: run check ('check', 'skip' or 'probe'), grantsKept, grantRetentionMs, highest
+     * token this issuer has seen, instance name, then for each acquire: secret, ttlMs, lockDelayMs,
+     * lock name, waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0:
+     * nobody else waits at this issuer). Answers one reply per acquire, in order: {1, token,
+     * ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe answers {1} if the counter was
+     * checked under the live run, else {0}, and changes nothing.
+     * An acquire sees the writes of those before it: a second acquire of one lock answers held.
      * The run check is skipped only by an armed copy of this script (see RunCheckShortcut); this
-     * text itself always checks.
+     * text itself always checks, once per call (the run cannot change while a script runs).
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
      * Why refuse a missing counter: INCR would silently re-create it at 1 and repeat old tokens.
      * Why refuse a counter not checked under the live run: it may be an older one from a snapshot.
@@ -70,47 +73,65 @@ final class LeaseScripts {
      * when someone may be listening; the mark is set atomically with the 'held' answer, so a release
      * after it always wakes that caller. A grant marks the lock too when other callers wait at the
      * granting issuer: a release wakes only each issuer's longest waiting caller (see
-     * ReleaseSignals), so the others have not marked the lock since the last release.
+     * ReleaseSignals), so the others have not marked the lock since the last release. A mark is
+     * only ever lengthened by a 'held' answer: a short wait's poll must not cut short the mark of a
+     * longer wait or of a grant made while others wait.
      * Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
      * of one per grant; the newest 'kept' grants are always there.
      * Why answer the ceiling: the issuer reserves the next block before this one runs out.
      */
     private static final String ACQUIRE = RUN + """
             local armed = false
-            if ARGV[11] == 'probe' then
-              if run_floor(KEYS[5]) then return {1} end
+            if ARGV[1] == 'probe' then
+              if run_floor(KEYS[3]) then return {1} end
               return {0}
             end
-            local function held(pttl)
-              if ARGV[9] ~= '0' then redis.call('SET', KEYS[9], '1', 'PX', ARGV[9]) end
+            local checked
+            local function run_checked()
+              if checked == nil then checked = (armed and ARGV[1] == 'skip') or run_floor(KEYS[3]) ~= nil end
+              return checked
+            end
+            local kept = tonumber(ARGV[2])
+            local function held(waiters, mark_ms, pttl)
+              if mark_ms ~= '0' and redis.call('PTTL', waiters) < tonumber(mark_ms) then
+                redis.call('SET', waiters, '1', 'PX', mark_ms)
+              end
               return {0, pttl}
             end
-            local state = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3], KEYS[6])
-            if state[1] then return held(redis.call('PTTL', KEYS[1])) end
-            if state[4] then
-              local delayed = redis.call('PTTL', KEYS[6])
-              if delayed > 0 then return held(delayed) end
+            local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay, lock, waiters_ms, others_ms)
+              local state = redis.call('MGET', lock_key, KEYS[1], KEYS[2], delay)
+              if state[1] then return held(waiters, waiters_ms, redis.call('PTTL', lock_key)) end
+              if state[4] then
+                local delayed = redis.call('PTTL', delay)
+                if delayed > 0 then return held(waiters, waiters_ms, delayed) end
+              end
+              if not run_checked() then return {-1} end
+              local counter, ceiling = state[2], state[3]
+              if not counter or not ceiling then return {-1} end
+              if tonumber(counter) < tonumber(ARGV[4]) then return {-1} end
+              if tonumber(counter) + 1 > tonumber(ceiling) then return {-2, counter} end
+              local token = redis.call('INCR', KEYS[1])
+              redis.call('SET', lock_key, secret .. ':' .. token .. ':' .. ttl, 'PX', ttl)
+              if tonumber(lock_delay) > 0 then
+                redis.call('SET', delay, token .. ':' .. lock_delay, 'PX', tonumber(ttl) + tonumber(lock_delay))
+              end
+              if others_ms ~= '0' then redis.call('SET', waiters, '1', 'PX', others_ms) end
+              redis.call('ZADD', KEYS[4], 0, lock)
+              redis.call('HSET', KEYS[5], lock, token .. ':' .. ARGV[5])
+              redis.call('ZADD', grants, token, token)
+              if redis.call('ZCARD', grants) > kept + math.floor(kept / 8) then
+                redis.call('ZREMRANGEBYRANK', grants, 0, -kept - 1)
+              end
+              redis.call('PEXPIRE', grants, ARGV[3])
+              return {1, token, ceiling}
             end
-            if not (armed and ARGV[11] == 'skip') and not run_floor(KEYS[5]) then return {-1} end
-            local counter, ceiling = state[2], state[3]
-            if not counter or not ceiling then return {-1} end
-            if tonumber(counter) < tonumber(ARGV[5]) then return {-1} end
-            if tonumber(counter) + 1 > tonumber(ceiling) then return {-2, counter} end
-            local token = redis.call('INCR', KEYS[2])
-            redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token .. ':' .. ARGV[2], 'PX', ARGV[2])
-            if tonumber(ARGV[6]) > 0 then
-              redis.call('SET', KEYS[6], token .. ':' .. ARGV[6], 'PX', tonumber(ARGV[2]) + tonumber(ARGV[6]))
+            local replies = {}
+            for i = 0, (#KEYS - 5) / 4 - 1 do
+              local k, a = 5 + 4 * i, 5 + 6 * i
+              replies[i + 1] = acquire(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
+                  ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6])
             end
-            if ARGV[10] ~= '0' then redis.call('SET', KEYS[9], '1', 'PX', ARGV[10]) end
-            redis.call('ZADD', KEYS[7], 0, ARGV[7])
-            redis.call('HSET', KEYS[8], ARGV[7], token .. ':' .. ARGV[8])
-            redis.call('ZADD', KEYS[4], token, token)
-            local kept = tonumber(ARGV[3])
-            if redis.call('ZCARD', KEYS[4]) > kept + math.floor(kept / 8) then
-              redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -kept - 1)
-            end
-            redis.call('PEXPIRE', KEYS[4], ARGV[4])
-            return {1, token, ceiling}
+            return replies
             """;
 
     /*
@@ -136,8 +157,10 @@ final class LeaseScripts {
             """;
 
     /*
-     * KEYS: lock, released-marker, delay, live index, holders, waiters. ARGV: secret, channel, lock
-     * name, marker slack ms.
+     * One call runs any number of releases in turn (a batch, see GroupCommit), atomically.
+     * KEYS: live index, holders, then for each release: lock, released-marker, delay, waiters.
+     * ARGV: channel, marker slack ms, then for each release: secret, lock name. Answers one 1
+     * (released) or 0 (not this lease's lock any more) per release, in order.
      * The marker tells the granting issuer (maybe another instance) "released, not expired";
      * the PUBLISH wakes waiters without polling, and is sent only if a waiter marked the lock
      * (see ACQUIRE): an uncontended release costs no message to every subscriber.
@@ -146,21 +169,29 @@ final class LeaseScripts {
      * script runs); a wrong count would only cost a waiter its wake-up, never the lock.
      */
     private static final String RELEASE = """
-            local state = redis.call('MGET', KEYS[1], KEYS[3])
-            local value, delay = state[1], state[2]
-            if not value or string.sub(value, 1, #ARGV[1] + 1) ~= ARGV[1] .. ':' then return 0 end
-            local pttl = redis.call('PTTL', KEYS[1])
-            if pttl < 0 then pttl = 0 end
-            local ended = {KEYS[1], KEYS[6]}
-            if delay and string.match(delay, '^(%d+):') == string.match(value, '^%x+:(%d+):') then
-              ended[3] = KEYS[3] -- a voluntary end: no lock-delay
+            local function release(lock_key, marker, delay_key, waiters, secret, lock)
+              local state = redis.call('MGET', lock_key, delay_key)
+              local value, delay = state[1], state[2]
+              if not value or string.sub(value, 1, #secret + 1) ~= secret .. ':' then return 0 end
+              local pttl = redis.call('PTTL', lock_key)
+              if pttl < 0 then pttl = 0 end
+              local ended = {lock_key, waiters}
+              if delay and string.match(delay, '^(%d+):') == string.match(value, '^%x+:(%d+):') then
+                ended[3] = delay_key -- a voluntary end: no lock-delay
+              end
+              local waited = redis.call('DEL', unpack(ended)) == #ended
+              redis.call('SET', marker, '1', 'PX', pttl + tonumber(ARGV[2]))
+              redis.call('ZREM', KEYS[1], lock)
+              redis.call('HDEL', KEYS[2], lock)
+              if waited then redis.call('PUBLISH', ARGV[1], lock) end
+              return 1
             end
-            local waited = redis.call('DEL', unpack(ended)) == #ended
-            redis.call('SET', KEYS[2], '1', 'PX', pttl + tonumber(ARGV[4]))
-            redis.call('ZREM', KEYS[4], ARGV[3])
-            redis.call('HDEL', KEYS[5], ARGV[3])
-            if waited then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
-            return 1
+            local replies = {}
+            for i = 0, (#KEYS - 2) / 4 - 1 do
+              local k, a = 2 + 4 * i, 2 + 2 * i
+              replies[i + 1] = release(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ARGV[a + 1], ARGV[a + 2])
+            end
+            return replies
             """;
 
     /*
@@ -304,7 +335,7 @@ final class LeaseScripts {
         return text;
     }
     static final Script renew = new Script(RENEW, ScriptOutputType.MULTI);
-    static final Script release = new Script(RELEASE, ScriptOutputType.INTEGER);
+    static final Script release = new Script(RELEASE, ScriptOutputType.MULTI);
     static final Script check = new Script(CHECK, ScriptOutputType.INTEGER);
     static final Script find = new Script(FIND, ScriptOutputType.MULTI);
     static final Script list = new Script(LIST, ScriptOutputType.MULTI);

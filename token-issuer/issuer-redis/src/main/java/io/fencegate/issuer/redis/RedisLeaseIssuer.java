@@ -59,6 +59,8 @@ import org.slf4j.LoggerFactory;
  *       otherwise poll with a capped backoff or at the lock's PTTL, whichever comes first. A
  *       release wakes each issuer's longest waiting caller of the lock; it is not FIFO-fair
  *       (ZooKeeper is).</li>
+ *   <li>concurrent acquires, and concurrent releases, are group-committed ({@link GroupCommit}): one
+ *       script call for the calls queued behind those in flight, one answer each.</li>
  *   <li>{@code wasGranted} reads a per-lock sorted set of the latest grants. After Redis loses its
  *       data it forgets old grants and answers false for them: that only refuses writes.</li>
  * </ul>
@@ -88,6 +90,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final TokenCounter counter;
     private final ExpiryWatch expiries;
     private final RunCheckShortcut shortcut;
+    private final LeaseCalls calls;
     private final KnownGrants grantCache = new KnownGrants(100_000);
     private final LeaseListeners listeners = new LeaseListeners();
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
@@ -156,6 +159,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                 options.commandTimeout(), markThread);
         this.expiries = new ExpiryWatch(redis, keys, scheduler, this::tellListeners);
         this.shortcut = new RunCheckShortcut(redis, redisMajorVersion);
+        this.calls = new LeaseCalls(redis, keys, shortcut, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
     }
 
     @Override
@@ -224,9 +228,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     private CompletionStage<Boolean> releaseNow(String lock, String secret) {
-        return LeaseScripts.release.<Long>run(redis, new String[] {keys.lock(lock), keys.released(secret), keys.delay(lock),
-                                keys.live(), keys.holders(), keys.waiters(lock)},
-                        secret, keys.releaseChannel(), lock, RELEASED_MARKER_SLACK_MS)
+        return calls.release(lock, secret)
                 .thenApply(answer -> {
                     if (answer == 1) {
                         expiries.forget(secret);
@@ -329,6 +331,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             return;
         }
         waiting.forEach(a -> a.finish(null, new IssuerUnavailableException("Redis lease issuer closed while waiting")));
+        calls.closeAcquires();
         CompletableFuture<?>[] releases = expiries.drain().stream()
                 .map(t -> releaseNow(t.lease.lock(), t.secret).toCompletableFuture().exceptionally(e -> false))
                 .toArray(CompletableFuture[]::new);
@@ -337,6 +340,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         } catch (Exception e) {
             log.warn("Redis lease issuer closed without releasing every lease (they end at their ttl): {}", e.toString());
         }
+        calls.closeReleases();
         scheduler.shutdownNow();
         markThread.shutdownNow();
         closeQuietly(connection, signals);
@@ -486,20 +490,16 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         }
     }
 
-    /** Runs the acquire script, repairing a lost or used-up token counter a bounded number of times. */
+    /**
+     * Runs the acquire script (in a batch with concurrent acquires, see {@link GroupCommit}),
+     * repairing a lost or used-up token counter a bounded number of times: an element answering
+     * -1 or -2 is repaired on its own and sent again.
+     */
     private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, long lockDelayMs,
             long waitersMarkMs, long othersMarkMs, int repairsLeft) {
-        String[] scriptKeys = {keys.lock(lock), keys.counter(), keys.ceiling(), keys.grants(lock), keys.run(),
-                keys.delay(lock), keys.live(), keys.holders(), keys.waiters(lock)};
-        String[] args = {secret, Long.toString(ttlMs), Integer.toString(options.grantsKeptPerLock()),
-                Long.toString(options.grantRetention().toMillis()), Long.toString(highestToken.get()),
-                Long.toString(lockDelayMs), lock, options.instanceName(), Long.toString(waitersMarkMs), Long.toString(othersMarkMs), "check"};
-        return shortcut.acquire(scriptKeys, args)
+        return calls.acquire(new LeaseCalls.Acquire(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs))
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
-                    if (code == LeaseScripts.GRANTED) {
-                        shortcut.armIfIdle(scriptKeys, args);
-                    }
                     if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {
                         return CompletableFuture.completedFuture(reply);
                     }

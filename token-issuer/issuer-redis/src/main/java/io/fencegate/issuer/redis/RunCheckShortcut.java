@@ -48,10 +48,10 @@ final class RunCheckShortcut {
     }
 
     /**
-     * Runs the acquire script with {@code args} (whose last element is the run-check mode): through
+     * Runs the acquire script with {@code args} (whose first element is the run-check mode): through
      * the armed copy with the check skipped if there is one, else through the checked script.
      */
-    CompletionStage<List<Object>> acquire(String[] keys, String[] args) {
+    <T> CompletionStage<T> acquire(String[] keys, String[] args) {
         LeaseScripts.Script copy = armed.get();
         if (copy == null) {
             return checked(keys, args);
@@ -91,13 +91,13 @@ final class RunCheckShortcut {
         return armed.get() != null;
     }
 
-    private CompletionStage<List<Object>> checked(String[] keys, String[] args) {
+    private <T> CompletionStage<T> checked(String[] keys, String[] args) {
         return LeaseScripts.acquire.run(redis, keys, withMode(args, "check"));
     }
 
     private static String[] withMode(String[] args, String mode) {
         String[] copy = args.clone();
-        copy[copy.length - 1] = mode;
+        copy[0] = mode;
         return copy;
     }
 }

@@ -50,6 +50,14 @@
  *       lease and deleted by a release; the acquire script refuses the lock while it lives.
  *       Listings read an index of held locks ({@code leases}) and who granted each
  *       ({@code holders}), both kept by the acquire and release scripts.</li>
+ *   <li><b>Group commit.</b> An acquire made while two script calls of the issuer's acquires are
+ *       in flight waits for one to answer, then goes out with every acquire queued meanwhile (at
+ *       most 64) as one script call that runs them in turn, atomically, and answers each on its own;
+ *       releases likewise. A lone call goes out at once (no timer). Measured with
+ *       {@code RedisPairCost} (its own redis-server): 16 threads on distinct locks made about 0.6
+ *       script calls a pair instead of 2, and 14.6 Redis commands a pair instead of 16.
+ *       A batch that fails (timeout, lost connection) fails each of its calls; an element that finds
+ *       the counter lost or its block used up is repaired and sent again on its own.</li>
  *   <li>Counters are compared as Lua numbers: exact up to 2^53 tokens.</li>
  * </ul>
  */

@@ -161,6 +161,25 @@ class RedisLeaseIssuerBehaviourIT {
         assertThat(second.get(10, TimeUnit.SECONDS)).isPresent();
     }
 
+    /**
+     * A short wait's "held" answers must not cut short a longer mark (a grant's made while others
+     * wait, or a longer wait's at another issuer), which stands for callers that a release must wake.
+     */
+    @Test
+    void aShortWaitDoesNotShortenALongerWaitersMark() throws Exception {
+        Lease held = await(issuer.acquire("marked", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(RedisTestPrefix.SHARED_URI);
+        try (var connection = client.connect()) {
+            connection.sync().set(prefix + "waiters:marked", "1", io.lettuce.core.SetArgs.Builder.px(60_000));
+        } finally {
+            client.shutdown();
+        }
+        // polls until its 300 ms are up; each of its "held" answers would mark the lock for about 0.5 s
+        assertThat(await(other.acquire("marked", Duration.ofSeconds(30), Duration.ofMillis(300)))).isEmpty();
+        assertThat(pttl(prefix + "waiters:marked")).as("the longer mark").isGreaterThan(50_000);
+        assertThat(await(issuer.release(held.leaseId()))).isTrue();
+    }
+
     private static long pttl(String key) {
         io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(RedisTestPrefix.SHARED_URI);
         try (var connection = client.connect()) {
