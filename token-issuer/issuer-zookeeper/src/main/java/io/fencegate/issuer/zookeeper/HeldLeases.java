@@ -36,6 +36,8 @@ final class HeldLeases {
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
     private final Map<String, Held> byPath = new ConcurrentHashMap<>();
+    /** The same leases by id, so a release here finds its lease without parsing the id. */
+    private final Map<String, String> pathById = new ConcurrentHashMap<>();
     private final LeaseListeners listeners = new LeaseListeners();
 
     private static final class Held {
@@ -82,12 +84,17 @@ final class HeldLeases {
     void add(Lease lease, String path, int nodeVersion, int lockVersion, long lockDelayMs) {
         Held held = new Held(lease, nodeVersion, lockVersion, lockDelayMs);
         byPath.put(path, held);
+        pathById.put(lease.leaseId(), path);
         schedule(path, held, lease.expiresAt() - clock.millis());
     }
 
-    /** A lease granted here, with that id, without a lock-delay and not past its expiry; else empty. */
-    Optional<Releasable> releasable(String path, String leaseId) {
-        Held held = byPath.get(path);
+    /**
+     * A lease granted here, with that id, without a lock-delay and not past its expiry; else empty.
+     * Looked up by the whole id (path and secret), which only this issuer made: no parsing.
+     */
+    Optional<Releasable> releasable(String leaseId) {
+        String path = pathById.get(leaseId);
+        Held held = path == null ? null : byPath.get(path);
         if (held == null || held.lockDelayMs != 0 || !held.lease.leaseId().equals(leaseId)
                 || held.lease.expiresAt() <= clock.millis()) {
             return Optional.empty();
@@ -106,7 +113,7 @@ final class HeldLeases {
 
     /** Released (here or elsewhere): no longer ours to expire, nobody to tell. */
     void forget(String path) {
-        Held held = byPath.remove(path);
+        Held held = remove(path);
         if (held != null && held.timer != null) {
             held.timer.cancel(false);
         }
@@ -133,7 +140,9 @@ final class HeldLeases {
         try {
             held.timer = scheduler.schedule(() -> check(path, held), Math.max(0, delayMs), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            byPath.remove(path, held); // issuer closed
+            if (byPath.remove(path, held)) { // issuer closed
+                pathById.remove(held.lease.leaseId(), path);
+            }
         }
     }
 
@@ -180,8 +189,16 @@ final class HeldLeases {
         });
     }
 
-    private void end(String path, LeaseEnd reason) {
+    private Held remove(String path) {
         Held held = byPath.remove(path);
+        if (held != null) {
+            pathById.remove(held.lease.leaseId(), path);
+        }
+        return held;
+    }
+
+    private void end(String path, LeaseEnd reason) {
+        Held held = remove(path);
         if (held == null) {
             return;
         }

@@ -26,7 +26,10 @@ import org.apache.zookeeper.proto.CreateRequest;
  * Curator sends {@code create} ops and keeps a stat only for {@code setData} results, so learning
  * a new node's czxid cost one more op (a {@code setData} stamp on a node of the same transaction).
  * ZooKeeper 3.9 answers {@code create2} inside {@code multi} with the stat (ZOOKEEPER-4026); an
- * older server answers without one, which callers treat as "read it".
+ * older server answers without one, which callers treat as "read it". Every one-trip transaction
+ * ({@link UncontendedGrant}'s grants and releases) is sent this way: Curator's transaction path
+ * (its builder, its retry loop, its background callback) cost client CPU per pair for nothing a
+ * caller uses; a release's creates answer a stat it ignores.
  *
  * <p>The ops are still built by Curator ({@link CuratorFramework#transactionOp()}), so its ACL
  * provider, namespace and path checks apply; only the send goes through the session's own

@@ -136,7 +136,7 @@ final class UncontendedGrant {
         }
         // The root's mode was confirmed when this issuer granted the lease: no read here.
         return modeMarker.ensure().thenCompose(modeOk -> parts.zk().call("release " + held.path(),
-                cb -> parts.client().transaction().inBackground(cb).forOperations(ops))).thenApply(event -> {
+                cb -> StatTransaction.send(parts.client(), ops, cb))).thenApply(event -> {
                     if (AsyncZk.code(event) != Code.OK || event.getOpResults() == null) {
                         return false;
                     }
@@ -228,13 +228,8 @@ final class UncontendedGrant {
         }
         // ZXID: the lease node's create answers its stat (its czxid is the token), so no op is
         // spent on a stamp; CVERSION needs the lock's child count, which its setData answers.
-        return parts.zk().unbounded("grant " + lockPath, cb -> {
-            if (parts.mode() == TokenMode.ZXID) {
-                StatTransaction.send(parts.client(), ops, cb);
-            } else {
-                parts.client().transaction().inBackground(cb).forOperations(ops);
-            }
-        }).thenApply(event -> outcome(answers.apply(event)));
+        return parts.zk().unbounded("grant " + lockPath, cb -> StatTransaction.send(parts.client(), ops, cb))
+                .thenApply(event -> outcome(answers.apply(event)));
     }
 
     private Outcome outcome(CuratorEvent event) {

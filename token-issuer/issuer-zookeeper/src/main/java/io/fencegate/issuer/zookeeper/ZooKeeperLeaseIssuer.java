@@ -189,8 +189,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
      */
     @Override
     public CompletionStage<Boolean> release(String leaseId) {
-        Optional<HeldLeases.Releasable> held = closed.get() ? Optional.empty()
-                : LeaseIds.parse(leaseId, parts.nodes().locksPath()).flatMap(id -> parts.held().releasable(id.path(), leaseId));
+        Optional<HeldLeases.Releasable> held = closed.get() || leaseId == null ? Optional.empty()
+                : parts.held().releasable(leaseId);
         if (held.isEmpty()) {
             return release(leaseId, 0);
         }
