@@ -19,13 +19,6 @@ import java.util.stream.Collectors;
  */
 public final class Checker {
 
-    /**
-     * Faults after which a lease may end before its ttl: the issuer lost it (Redis lost its keys,
-     * a ZooKeeper session expired). Two live leases across one of these are excused, and counted.
-     */
-    public static final Set<String> LEASE_ENDING_FAULTS = Set.of(
-            "redis-rollback-rdb", "redis-flushall", "redis-kill9-aof", "zk-session-expiry");
-
     private Checker() {}
 
     public static Verdict check(Workload workload, List<Op> ops, List<Fault> faults) {
@@ -174,7 +167,7 @@ public final class Checker {
         for (Held h : held) {
             if (longest != null && h.fromUs() < longest.toUs()) {
                 Held a = longest;
-                boolean ended = faults.stream().anyMatch(f -> LEASE_ENDING_FAULTS.contains(f.kind()) && f.overlaps(a.fromUs(), h.fromUs()));
+                boolean ended = faults.stream().anyMatch(f -> f.endsLeases() && f.overlaps(a.fromUs(), h.fromUs()));
                 if (ended) {
                     excused++;
                 } else {

@@ -108,7 +108,7 @@ class CheckerTest {
     void overlapAcrossALeaseEndingFaultIsExcusedAndCounted() {
         op(1, Op.ACQUIRE, "m", 5, "1000", 0, 0, 10_000, Outcome.OK);
         op(2, Op.ACQUIRE, "m", 6, "1000", 0, 100_000, 200_000, Outcome.OK);
-        Verdict v = Checker.check(Workload.MUTEX, ops, List.of(new Fault("redis-flushall", 50_000, 60_000, "")));
+        Verdict v = Checker.check(Workload.MUTEX, ops, List.of(new Fault("redis-flushall", 50_000, 60_000, "", Fault.EVERYWHERE, true)));
         assertThat(v.violations()).isEmpty();
         assertThat(v.excusedOverlaps()).isEqualTo(1);
     }

@@ -15,10 +15,18 @@ import java.util.function.Supplier;
  */
 final class Nemesis implements Runnable {
     interface Action {
-        String run() throws Exception; // does the fault and heals it; answers a detail for the log
+        Injected run() throws Exception; // does the fault and heals it; null: nothing to strike now
     }
 
-    record Kind(String name, Action action) {}
+    /** What one injection did, in words, and whose leases it touched (a gateway's URL, or everywhere). */
+    record Injected(String detail, String scope) {
+        static Injected everywhere(String detail) {
+            return new Injected(detail, Fault.EVERYWHERE);
+        }
+    }
+
+    /** A fault kind; {@code endsLeases}: leases in its scope may end before their ttl. */
+    record Kind(String name, boolean endsLeases, Action action) {}
 
     private final List<Kind> kinds = new ArrayList<>();
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
@@ -28,7 +36,7 @@ final class Nemesis implements Runnable {
 
     Nemesis(Deployment d, Supplier<List<ChildProcess>> clients, long ttlMs, long intervalMs) {
         this.intervalMs = intervalMs;
-        kinds.add(new Kind("client-pause", () -> {
+        kinds.add(new Kind("client-pause", false, () -> {
             List<ChildProcess> now = clients.get();
             if (now.isEmpty()) {
                 return null;
@@ -38,57 +46,57 @@ final class Nemesis implements Runnable {
             c.stop(); // SIGSTOP: every client thread in it freezes mid-step, leases in hand
             Thread.sleep(ms);
             c.cont();
-            return c.name() + " SIGSTOP for " + ms + " ms";
+            return Injected.everywhere(c.name() + " SIGSTOP for " + ms + " ms");
         }));
-        kinds.add(new Kind("gateway-kill", () -> {
+        kinds.add(new Kind("gateway-kill", false, () -> {
             int i = random.nextInt(d.gateways.size());
             d.gateways.get(i).kill9();
             Thread.sleep(500);
             d.gateways.get(i).startAgain();
             d.awaitGateway(i, 120);
-            return "gateway" + i + " kill -9, restarted";
+            return new Injected("gateway" + i + " kill -9, restarted", d.urls.get(i).toString());
         }));
-        kinds.add(new Kind("db-link-cut", () -> {
+        kinds.add(new Kind("db-link-cut", false, () -> {
             d.proxy.cut();
             Thread.sleep(2000);
             d.proxy.restore();
-            return "gateway-database link cut for 2 s";
+            return Injected.everywhere("gateway-database link cut for 2 s");
         }));
-        kinds.add(new Kind("db-link-delay", () -> {
+        kinds.add(new Kind("db-link-delay", false, () -> {
             d.proxy.stall();
             Thread.sleep(1500);
             d.proxy.restore();
-            return "gateway-database link stalled for 1.5 s";
+            return Injected.everywhere("gateway-database link stalled for 1.5 s");
         }));
         if (d.zookeeper != null) {
-            kinds.add(new Kind("zk-leader-kill", () -> {
+            kinds.add(new Kind("zk-leader-kill", false, () -> {
                 ChildProcess leader = d.zookeeper.killLeader();
                 Thread.sleep(1000);
                 leader.startAgain();
                 d.zookeeper.awaitLeader(60);
-                return leader.name() + " (leader) kill -9, restarted";
+                return Injected.everywhere(leader.name() + " (leader) kill -9, restarted");
             }));
-            kinds.add(new Kind("zk-session-expiry", () -> {
+            kinds.add(new Kind("zk-session-expiry", true, () -> {
                 int i = random.nextInt(d.gateways.size());
                 d.gateways.get(i).stop(); // past its 3 s session timeout: the ensemble expires the session
                 Thread.sleep(5000);
                 d.gateways.get(i).cont();
-                return "gateway" + i + " SIGSTOP for 5 s, past its 3 s session";
+                return new Injected("gateway" + i + " SIGSTOP for 5 s, past its 3 s session", d.urls.get(i).toString());
             }));
         }
         if (d.redis != null) {
-            kinds.add(new Kind("redis-rollback-rdb", () -> {
+            kinds.add(new Kind("redis-rollback-rdb", true, () -> {
                 d.redis.rollbackToSnapshot();
-                return "kill -9, restarted from the older RDB snapshot";
+                return Injected.everywhere("kill -9, restarted from the older RDB snapshot");
             }));
-            kinds.add(new Kind("redis-flushall", () -> {
+            kinds.add(new Kind("redis-flushall", true, () -> {
                 d.redis.flushAll();
                 d.redis.snapshot(); // the next rollback goes back to here
-                return "FLUSHALL";
+                return Injected.everywhere("FLUSHALL");
             }));
-            kinds.add(new Kind("redis-kill9-aof", () -> {
+            kinds.add(new Kind("redis-kill9-aof", true, () -> {
                 d.redis.kill9AndRestartFromAof();
-                return "kill -9, restarted from the AOF (everysec)";
+                return Injected.everywhere("kill -9, restarted from the AOF (everysec)");
             }));
         }
     }
@@ -115,16 +123,17 @@ final class Nemesis implements Runnable {
             }
             Kind kind = kinds.get(next++ % kinds.size());
             long start = Clock.nowUs();
-            String detail;
+            Injected done;
             try {
-                detail = kind.action().run();
+                done = kind.action().run();
             } catch (Exception e) {
-                detail = "FAILED to inject: " + e;
-                System.err.println("nemesis: " + kind.name() + " " + detail);
+                // a half-done injection may have struck anything: it counts everywhere
+                done = Injected.everywhere("FAILED to inject: " + e);
+                System.err.println("nemesis: " + kind.name() + " " + done.detail());
             }
-            if (detail != null) {
-                faults.add(new Fault(kind.name(), start, Clock.nowUs(), detail));
-                System.err.println("nemesis: " + kind.name() + ": " + detail);
+            if (done != null) {
+                faults.add(new Fault(kind.name(), start, Clock.nowUs(), done.detail(), done.scope(), kind.endsLeases()));
+                System.err.println("nemesis: " + kind.name() + ": " + done.detail());
             }
         }
     }
