@@ -41,6 +41,14 @@ public record StoreBinding(
     }
 
     /**
+     * What the lock of every item of this store starts with: the store's one lock, or
+     * {@code {name}/}. A key whose lock prefixes cover it may use every item of the store.
+     */
+    public String lockPrefix() {
+        return lock != null ? lock : name + "/";
+    }
+
+    /**
      * The longest lock, in UTF-8 bytes, that guards an item of this store whose key is within
      * {@code maxKeyBytes} (the gateway's limit) and the store's own key limit.
      */

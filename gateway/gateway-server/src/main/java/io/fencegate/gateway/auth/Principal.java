@@ -28,7 +28,8 @@ public final class Principal {
         this.lockPrefixes = lockPrefixes;
     }
 
-    static Principal of(ApiKey key) {
+    /** The principal of a configured key: what the auth handler attaches for it. */
+    public static Principal of(ApiKey key) {
         return new Principal(key.name(),
                 key.stores().contains(ApiKey.ALL), Set.copyOf(key.stores()),
                 key.lockPrefixes().contains(ApiKey.ALL), List.copyOf(key.lockPrefixes()));
@@ -66,6 +67,17 @@ public final class Principal {
             }
         }
         return false;
+    }
+
+    /**
+     * The rule for one item of a store, which every {@code /v1/stores} item route applies
+     * ({@code TokenGate.permitLock}) and by which the status page shows an item: the store is among
+     * the key's stores and the lock guarding the item is under one of its lock prefixes. Locks
+     * match by prefix, so asked with a string every lock of a store starts with
+     * ({@code StoreBinding.lockPrefix()}), it answers whether the key may use every item of it.
+     */
+    public boolean mayUseItem(String store, String lock) {
+        return mayUseStore(store) && mayUseLock(lock);
     }
 
     /**

@@ -58,7 +58,7 @@ public final class GatewayRouter {
     private static Router router(Vertx vertx, GatewayOptions options, LeaseIssuer issuer, List<StoreBinding> stores,
             GatewayMetrics prometheus) {
         // The routes report outcomes once; the status page and Prometheus both hear them.
-        StoreActivity activity = new StoreActivity(prometheus);
+        StoreActivity activity = new StoreActivity(prometheus, stores);
         GatewayMetrics metrics = activity;
         Map<String, StoreBinding> byName = new LinkedHashMap<>();
         for (StoreBinding b : stores) {
@@ -84,7 +84,7 @@ public final class GatewayRouter {
 
         ApiKeyAuthHandler auth = ApiKeyAuthHandler.create(options.auth());
         if (options.ui()) {
-            StatusPage ui = new StatusPage(issuer, stores, activity, ops, auth, options.requestTimeout());
+            StatusPage ui = new StatusPage(issuer, activity, ops, auth, options.requestTimeout());
             router.get("/ui").handler(ui::page);
             router.get("/ui/events").handler(ui::events);
         }

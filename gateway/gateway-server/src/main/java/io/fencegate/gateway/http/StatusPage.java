@@ -1,6 +1,5 @@
 package io.fencegate.gateway.http;
 
-import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
 import io.fencegate.issuer.LeaseIssuer;
@@ -12,7 +11,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,10 +19,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code GET /ui}: one static page (HTML, CSS and script in one resource, no build step), and
  * {@code GET /ui/events}: the server-sent events it draws from, one {@code status} event a second.
  *
- * <p>What a caller sees depends on its key, exactly as on {@code /v1/*}: without auth configured
- * (loopback only) everything; with auth, no key shows health only, and a key shows the live leases
- * under its lock prefixes and the stores it may use, with their refusals. The page sends the key
- * in the Authorization header of a streamed fetch, never in the URL (where logs would keep it).
+ * <p>What a caller sees depends on its key, by the rules of {@code /v1/*}: without auth configured
+ * (loopback only) everything; with auth, no key shows health only (what {@code /health} shows
+ * anyone), and a key shows the live leases it could list on {@code /v1/leases}, the refusals of
+ * items it may use ({@link Principal#mayUseItem}, the item routes' rule) and the counts of the
+ * stores it may use whole ({@link StoreActivity#counts}). The page sends the key in the
+ * Authorization header of a streamed fetch, never in the URL (where logs would keep it).
  */
 final class StatusPage {
     static final long PERIOD_MS = 1000;
@@ -33,7 +33,6 @@ final class StatusPage {
     static final int LEASES_SHOWN = 50;
 
     private final LeaseIssuer issuer;
-    private final List<String> storeNames;
     private final StoreActivity activity;
     private final OpsRoutes ops;
     private final ApiKeyAuthHandler auth;
@@ -41,10 +40,8 @@ final class StatusPage {
     private final Buffer page;
     private final AtomicInteger viewers = new AtomicInteger();
 
-    StatusPage(LeaseIssuer issuer, List<StoreBinding> stores, StoreActivity activity, OpsRoutes ops,
-            ApiKeyAuthHandler auth, Duration timeout) {
+    StatusPage(LeaseIssuer issuer, StoreActivity activity, OpsRoutes ops, ApiKeyAuthHandler auth, Duration timeout) {
         this.issuer = issuer;
-        this.storeNames = stores.stream().map(StoreBinding::name).toList();
         this.activity = activity;
         this.ops = ops;
         this.auth = auth;
@@ -94,7 +91,7 @@ final class StatusPage {
         });
     }
 
-    /** One status: health for everyone; leases, stores and refusals only for a key (or no auth). */
+    /** One status: health for everyone; leases, stores and refusals only for a key (or no auth), each scoped by it. */
     private Future<JsonObject> snapshot(RoutingContext ctx, Optional<Principal> principal) {
         Future<JsonObject> health = ops.check(ctx.vertx().getOrCreateContext());
         if (principal.isEmpty()) {
@@ -106,20 +103,22 @@ final class StatusPage {
         Future<JsonArray> leases = prefix.isEmpty() ? Future.succeededFuture(new JsonArray())
                 : Future.fromCompletionStage(issuer.list(prefix.get(), null, LEASES_SHOWN), ctx.vertx().getOrCreateContext())
                         .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                        .map(StatusPage::leases)
+                        .map(page -> leases(page, p))
                         .otherwise(e -> null);
         return Future.join(health, leases).transform(done -> Future.succeededFuture(new JsonObject()
                 .put("scope", "full").put("key", p.name()).put("now", System.currentTimeMillis())
                 .put("health", health.result())
                 .put("leases", leases.result())
-                .put("stores", activity.counts(storeNames, p::mayUseStore))
-                .put("refusals", activity.refusals(p::mayUseStore))));
+                .put("stores", activity.counts(p))
+                .put("refusals", activity.refusals(p))));
     }
 
-    private static JsonArray leases(LeasePage page) {
+    private static JsonArray leases(LeasePage page, Principal viewer) {
         JsonArray out = new JsonArray();
-        page.leases().forEach(l -> out.add(new JsonObject().put("lock", l.lock()).put("token", l.token())
-                .put("expiresAt", l.expiresAt()).put("grantedBy", l.grantedBy())));
+        page.leases().stream()
+                .filter(l -> viewer.mayUseLock(l.lock())) // as GET /v1/leases: the prefix already scoped it
+                .forEach(l -> out.add(new JsonObject().put("lock", l.lock()).put("token", l.token())
+                        .put("expiresAt", l.expiresAt()).put("grantedBy", l.grantedBy())));
         return out;
     }
 }

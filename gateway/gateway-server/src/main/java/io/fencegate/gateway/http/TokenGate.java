@@ -28,7 +28,10 @@ final class TokenGate {
         return token;
     }
 
-    /** The API key may use the store at all; 403 otherwise. */
+    /**
+     * The API key may use the store at all; 403 otherwise. Asked first, before the key is parsed
+     * (DESIGN.md's order); {@link #permitLock} then applies the whole rule for the item.
+     */
     static void permitStore(RoutingContext ctx, StoreBinding binding) {
         if (!Principal.of(ctx).mayUseStore(binding.name())) {
             throw new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
@@ -39,11 +42,12 @@ final class TokenGate {
     /**
      * The lock guarding {@code key} of {@code binding}, if the API key's lock prefixes cover it; 403
      * otherwise. Every item route asks, plain reads too: a key scoped to {@code orders/a/} reads
-     * no more than it may write.
+     * no more than it may write. {@link Principal#mayUseItem} is the rule; the status page shows
+     * items by it too.
      */
     static String permitLock(RoutingContext ctx, StoreBinding binding, String key) {
         String lock = binding.lockFor(key);
-        if (!Principal.of(ctx).mayUseLock(lock)) {
+        if (!Principal.of(ctx).mayUseItem(binding.name(), lock)) {
             throw new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
                     "this API key may not use lock '" + PathDecoder.shorten(lock) + "'");
         }

@@ -181,4 +181,18 @@ class ApiKeyAuthHandlerTest {
         assertThatThrownBy(() -> ApiKeyHasher.sha256Hex("short")).isInstanceOf(IllegalArgumentException.class);
         assertThat(ApiKeyHasher.configSnippet("ci", BILLING_KEY)).contains(ApiKeyHasher.sha256Hex(BILLING_KEY));
     }
+
+    @Test
+    void anItemNeedsItsStoreAndItsLockAndAWholeStoreNeedsItsLockPrefix() {
+        Principal alice = Principal.of(new ApiKey("alice", ApiKeyHasher.sha256Hex(BILLING_KEY), List.of("main"),
+                List.of("main/alice/")));
+        assertThat(alice.mayUseItem("main", "main/alice/notes")).isTrue();
+        assertThat(alice.mayUseItem("main", "main/bob/payroll")).as("another key's lock").isFalse();
+        assertThat(alice.mayUseItem("files", "main/alice/notes")).as("a store not granted").isFalse();
+        assertThat(alice.mayUseItem("main", "main/")).as("every item of main").isFalse();
+        Principal mainOwner = Principal.of(new ApiKey("owner", ApiKeyHasher.sha256Hex(ADMIN_KEY), List.of("main"),
+                List.of("main/")));
+        assertThat(mainOwner.mayUseItem("main", "main/")).isTrue();
+        assertThat(Principal.ANONYMOUS.mayUseItem("main", "main/")).isTrue();
+    }
 }

@@ -2,6 +2,7 @@ package io.fencegate.gateway.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,11 +25,15 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The gateway as users run it: README's {@code ./fencegate serve}, the launcher script and the
- * runtime classpath it runs on (not the test classpath, which hid a missing runtime jar once). Every
- * route is driven, the log must stay free of errors, warnings and stack traces, and every metric
+ * runtime classpath it runs on (not the test classpath, which hid a missing runtime jar once), on
+ * three configs: the embedded default, Redis + MariaDB and ZooKeeper + Postgres (with API keys).
+ * On each, every route is driven, a lease's event stream, the lease listing and the status page
+ * too; the log must stay free of errors, warnings and stack traces, and every metric
  * docs/gateway.md documents must be scraped, with every documented label value.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -38,20 +43,26 @@ class LaunchedGatewayIT {
             Pattern.MULTILINE);
     /** A documented metric: {@code `fencegate_writes_total{store,outcome=applied|stale|refused}`}. */
     private static final Pattern DOCUMENTED_METRIC = Pattern.compile("`(fencegate_[a-z_]+)\\{([^}]*)}`");
+    private static final long EVENT_WAIT_MS = 15_000;
     private static final Map<String, String> JVM_FLAGS = Map.of("FENCEGATE_JAVA_OPTS", "-XX:TieredStopAtLevel=1 -Xmx256m");
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     @TempDir
     Path work;
     private URI base;
+    /** Sent with every request when the config has API keys. */
+    private String apiKey;
 
-    @Test
-    void theLaunchedGatewayServesEveryRouteWithACleanLogAndEveryDocumentedMetric() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(LaunchedConfig.class)
+    void theLaunchedGatewayServesEveryRouteWithACleanLogAndEveryDocumentedMetric(LaunchedConfig config) throws Exception {
         String scrape;
-        try (GatewayProcess gw = GatewayProcess.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")
-                .awaitReady(90)) {
-            base = gw.uri();
+        try (LaunchedConfig.Running backends = config.start(work);
+                GatewayProcess gw = GatewayProcess.launch(work, JVM_FLAGS, backends.args())) {
+            base = gw.awaitReady(90).uri(); // a busy machine takes 10-20 s to start it
+            apiKey = backends.adminKey();
             driveEveryRoute();
+            driveLeaseEventsListingAndStatusPage(backends.scopedKey());
             HttpResponse<String> metrics = send("GET", "/metrics", null, null);
             assertThat(metrics.statusCode()).isEqualTo(200);
             scrape = metrics.body();
@@ -95,6 +106,7 @@ class LaunchedGatewayIT {
         expect(200, "GET", "/v1/stores/main/items/docs/a.txt", nextToken, null);        // fenced read, found
         expect(409, "GET", "/v1/stores/main/items/docs/a.txt", token, null);            // the old holder: stale
         expect(200, "DELETE", "/v1/stores/main/items/docs/a.txt", nextToken, null);
+        expect(409, "PUT", "/v1/stores/main/items/docs/a.txt", token, "late");          // the old holder's write
         expect(204, "DELETE", "/v1/leases/" + next.getString("leaseId"), null, null);
 
         JsonObject file = new JsonObject(expect(201, "POST", "/v1/leases", null,
@@ -103,6 +115,73 @@ class LaunchedGatewayIT {
         expect(200, "PUT", "/v1/stores/files/items/reports/r.txt", fileToken, "report");
         assertThat(expect(200, "GET", "/v1/stores/files/items/reports/r.txt", null, null).body()).isEqualTo("report");
         expect(204, "DELETE", "/v1/leases/" + file.getString("leaseId"), null, null);
+    }
+
+    /**
+     * A lease watched over {@code /v1/leases/{id}/events} while it is listed, renewed and shown on
+     * the status page, then released. With a {@code scopedKey} (for {@code main/alice/} only), its
+     * status shows none of it: not the lease, not the refused write, not main's counts.
+     */
+    private void driveLeaseEventsListingAndStatusPage(String scopedKey) throws Exception {
+        JsonObject lease = new JsonObject(expect(201, "POST", "/v1/leases", null,
+                "{\"lock\":\"main/docs/watched.txt\",\"ttlMs\":30000}").body());
+        String leaseId = lease.getString("leaseId");
+        long token = lease.getLong("token");
+        try (SseStream events = SseStream.open(base.resolve("/v1/leases/" + leaseId + "/events"), apiKey)) {
+            JsonObject page = new JsonObject(expect(200, "GET", "/v1/leases?prefix=main/docs/", null, null).body());
+            assertThat(page.getJsonArray("leases")).hasSize(1);
+            JsonObject listed = page.getJsonArray("leases").getJsonObject(0);
+            assertThat(listed.getString("lock")).isEqualTo("main/docs/watched.txt");
+            assertThat(listed.getLong("token")).isEqualTo(token);
+            assertThat(listed.getString("grantedBy")).isNotBlank();
+            assertThat(listed.containsKey("leaseId")).as("lease ids are the holders' secrets").isFalse();
+
+            Thread.sleep(20); // so the renew moves the expiry by at least a millisecond
+            expect(200, "POST", "/v1/leases/" + leaseId + "/renew", null, "");
+            SseStream.Event renewed = events.await(EVENT_WAIT_MS, e -> true);
+            assertThat(renewed.name()).isEqualTo("renewed");
+            assertThat(renewed.data().getString("lock")).isEqualTo("main/docs/watched.txt");
+            assertThat(renewed.data().getLong("token")).isEqualTo(token);
+
+            assertStatusPage(token, scopedKey);
+
+            expect(204, "DELETE", "/v1/leases/" + leaseId, null, null);
+            assertThat(events.await(EVENT_WAIT_MS, e -> true).name()).isEqualTo("released");
+            assertThat(events.closed(EVENT_WAIT_MS)).as("the stream ends after the lease").isTrue();
+        }
+    }
+
+    /** {@code /ui}, and a status from {@code /ui/events} showing the watched lease and the refused write. */
+    private void assertStatusPage(long leaseToken, String scopedKey) throws Exception {
+        HttpResponse<String> ui = expect(200, "GET", "/ui", null, null);
+        assertThat(ui.headers().firstValue("Content-Type").orElse("")).startsWith("text/html");
+        assertThat(ui.body()).contains("/ui/events");
+        JsonObject status;
+        try (SseStream events = SseStream.open(base.resolve("/ui/events"), apiKey)) {
+            status = events.await(EVENT_WAIT_MS, e -> e.name().equals("status")
+                    && e.data().getJsonArray("leases", new JsonArray()).stream()
+                            .anyMatch(l -> ((JsonObject) l).getString("lock").equals("main/docs/watched.txt"))).data();
+        }
+        assertThat(status.getString("scope")).isEqualTo("full");
+        assertThat(status.getJsonObject("health").getString("status")).as(status.encode()).isEqualTo("UP");
+        assertThat(status.getJsonObject("health").getJsonObject("checks").fieldNames())
+                .containsExactlyInAnyOrder("issuer", "store:main", "store:files");
+        assertThat(status.getJsonArray("leases").stream().map(l -> ((JsonObject) l).getLong("token"))).contains(leaseToken);
+        assertThat(status.getJsonObject("stores").getJsonObject("main").getJsonObject("writes").getLong("stale"))
+                .as(status.encode()).isGreaterThanOrEqualTo(1);
+        assertThat(status.getJsonArray("refusals").stream().map(r -> ((JsonObject) r).getString("key")))
+                .as(status.encode()).contains("docs/a.txt");
+        if (scopedKey == null) {
+            return;
+        }
+        try (SseStream events = SseStream.open(base.resolve("/ui/events"), scopedKey)) {
+            status = events.await(EVENT_WAIT_MS, e -> e.name().equals("status")).data();
+        }
+        assertThat(status.getString("key")).isEqualTo("alice");
+        assertThat(status.getJsonArray("leases")).as(status.encode()).isEmpty();
+        assertThat(status.getJsonArray("refusals")).as(status.encode()).isEmpty();
+        assertThat(status.getJsonObject("stores")).isEqualTo(new JsonObject().put("main", new JsonObject().put("partial", true)));
+        assertThat(status.encode()).doesNotContain("docs/");
     }
 
     /**
@@ -158,6 +237,9 @@ class LaunchedGatewayIT {
                 .method(method, body == null ? BodyPublishers.noBody() : BodyPublishers.ofString(body));
         if (token != null) {
             request.header("Fencing-Token", token);
+        }
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }

@@ -14,6 +14,8 @@ import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,6 +100,118 @@ class StatusPageIT {
         } finally {
             LeaseEventsIT.deleteTree(work);
         }
+    }
+
+    /**
+     * Two keys on one store, each scoped to its own lock prefix, as {@code /v1} scopes them: alice's
+     * status stream (and the page in the browser, after another key was shown in the same tab) holds
+     * her own lease and refusal and nothing of bob's: not his key, lock, lease or tokens, and no
+     * store counts that his writes went into. The all-stores key sees both, so there was something
+     * to leak.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aScopedKeySeesNothingOfAnotherKeysItemsOnTheStatusPage() throws Exception {
+        String aliceKey = ApiKeyHasher.newKey();
+        String bobKey = ApiKeyHasher.newKey();
+        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "status-scope");
+        try (TestingServer zookeeper = new TestingServer(true);
+                TestDatabases db = TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
+            LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.getConnectString()).build();
+            JdbcGuardedStore main = db.store(GuardRule.STRICT);
+            GatewayOptions options = new GatewayOptions().auth(new AuthConfig(List.of(
+                    new ApiKey("ops", ApiKeyHasher.sha256Hex(KEY), List.of("*"), List.of("*")),
+                    new ApiKey("alice", ApiKeyHasher.sha256Hex(aliceKey), List.of("main"), List.of("main/alice/")),
+                    new ApiKey("bob", ApiKeyHasher.sha256Hex(bobKey), List.of("main"), List.of("main/bob/")))));
+            try (GatewayHarness gw = new GatewayHarness(options, issuer, List.of(StoreBinding.of("main", main)),
+                    List.of(issuer, main))) {
+                String bobItem = "bob/payroll-" + java.util.UUID.randomUUID();
+                long[] bobTokens = staleWrite(gw.client(bobKey), "main", bobItem);
+                long[] aliceTokens = staleWrite(gw.client(aliceKey), "main", "alice/notes");
+                // /v1 refuses alice bob's item and a listing of his leases: the page must not be a way round.
+                assertThat(gw.send(gw.request("/v1/stores/main/items/" + bobItem).GET()
+                        .header("Authorization", "Bearer " + aliceKey)).statusCode()).isEqualTo(403);
+                assertThat(gw.send(gw.request("/v1/leases?prefix=main/bob/").GET()
+                        .header("Authorization", "Bearer " + aliceKey)).statusCode()).isEqualTo(403);
+
+                JsonObject ops = status(gw, KEY, aliceTokens[0]);
+                assertThat(ops.encode()).as("the all-stores key sees bob's refusal").contains(bobItem);
+                assertThat(numbersIn(ops)).contains(bobTokens[0], bobTokens[1]);
+
+                JsonObject alice = status(gw, aliceKey, aliceTokens[0]);
+                assertThat(alice.encode()).as("alice's status").doesNotContain("bob");
+                assertThat(numbersIn(alice)).as("numbers in alice's status").doesNotContain(bobTokens[0], bobTokens[1]);
+                assertThat(alice.getJsonArray("leases").stream().map(l -> ((JsonObject) l).getString("lock")))
+                        .containsExactly("main/alice/notes");
+                assertThat(alice.getJsonObject("stores").getJsonObject("main"))
+                        .as("main's counts include bob's writes").isEqualTo(new JsonObject().put("partial", true));
+
+                try (HeadlessChromium browser = new HeadlessChromium(work)) {
+                    browser.open(gw.uri().resolve("/ui"));
+                    enterKey(browser, KEY);
+                    await(() -> browser.text("#refusals"), t -> t.contains(bobItem));
+                    await(() -> browser.text("#store-main .totals"), t -> t.contains("2 stale"));
+                    enterKey(browser, aliceKey); // the same tab, another key: nothing of the first may stay
+                    await(() -> browser.text("#scope"), t -> t.equals("key: alice"));
+                    await(() -> browser.text("#refusals"), t -> t.contains("alice/notes"));
+                    assertThat(browser.text("body")).as("the page shown to alice").doesNotContain("bob");
+                    // Tokens are small numbers that clock times also hold: compare the shown tokens, not the text.
+                    assertThat(shownTokens(browser)).as("tokens on the page shown to alice")
+                            .contains(aliceTokens[0], aliceTokens[1]).doesNotContain(bobTokens[0], bobTokens[1]);
+                    assertThat(browser.text("#stores")).as("main's counts, shown to alice").doesNotContain("applied");
+                    assertThat(browser.text("#leases")).contains("main/alice/notes");
+                }
+                gw.assertEventLoopNeverBlocked();
+            }
+        } finally {
+            LeaseEventsIT.deleteTree(work);
+        }
+    }
+
+    /** Through {@code client}: a holder's write refused after the next holder wrote; both leases' tokens, the refused one first. The second lease stays held. */
+    private static long[] staleWrite(FencegateClient client, String store, String key) {
+        String lock = store + "/" + key;
+        Lease a = client.acquire(lock, Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
+        client.release(a.leaseId());
+        Lease b = client.acquire(lock, Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
+        assertThat(client.put(store, key, b.token(), "new".getBytes(StandardCharsets.UTF_8)).applied()).isTrue();
+        assertThat(client.put(store, key, a.token(), "late".getBytes(StandardCharsets.UTF_8))).isInstanceOf(Stale.class);
+        return new long[] {a.token(), b.token()};
+    }
+
+    /** The first status {@code key} is sent that lists the refusal of {@code refusedToken} (so every earlier one is in). */
+    private static JsonObject status(GatewayHarness gw, String key, long refusedToken) throws Exception {
+        try (SseStream events = SseStream.open(gw.uri().resolve("/ui/events"), key)) {
+            return events.await(WAIT_MS, e -> e.name().equals("status") && e.data().getJsonArray("refusals", new JsonArray())
+                    .stream().anyMatch(r -> ((JsonObject) r).getLong("attemptedToken") == refusedToken)).data();
+        }
+    }
+
+    /** Every number anywhere in {@code json}. */
+    private static List<Long> numbersIn(Object json) {
+        List<Long> out = new java.util.ArrayList<>();
+        if (json instanceof JsonObject o) {
+            o.forEach(e -> out.addAll(numbersIn(e.getValue())));
+        } else if (json instanceof JsonArray a) {
+            a.forEach(v -> out.addAll(numbersIn(v)));
+        } else if (json instanceof Number n) {
+            out.add(n.longValue());
+        }
+        return out;
+    }
+
+    /** Every token the page shows: the refusals' three and the leases' token column. */
+    private static List<Long> shownTokens(HeadlessChromium browser) throws Exception {
+        Object shown = browser.script("const out = [];"
+                + " document.querySelectorAll('.refusal').forEach(r => out.push(r.dataset.attempted, r.dataset.current, r.dataset.fence));"
+                + " document.querySelectorAll('#leases tr').forEach(tr => out.push(tr.children[1].innerText));"
+                + " return out;");
+        return ((JsonArray) shown).stream().map(t -> Long.parseLong(t.toString())).toList();
+    }
+
+    private static void enterKey(HeadlessChromium browser, String key) throws Exception {
+        browser.script("const k = document.getElementById('key'); k.value = arguments[0];"
+                + " k.dispatchEvent(new Event('change'));", key);
     }
 
     private static LeaseIssuer issuer2(TestingServer zookeeper) {
