@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Bad input exits 2 ("proved nothing") with a message naming the option, before any client runs. */
 class CheckCommandTest {
@@ -41,5 +44,23 @@ class CheckCommandTest {
     @Test
     void missingUrlExitsTwo() {
         assertThat(errorOf("--workload", "counter")).contains("--url");
+    }
+
+    /** A saved mutex history with one double grant. */
+    private static Path savedHistory(Path dir) throws Exception {
+        History h = new History();
+        h.add(new Op(1, Op.ACQUIRE, "m", 5, "1000", 0, 0, 1_000, Outcome.OK, "", "http://127.0.0.1:18081/"));
+        h.add(new Op(2, Op.ACQUIRE, "m", 6, "1000", 0, 100_000, 101_000, Outcome.OK, "", "http://127.0.0.1:18081/"));
+        Path file = dir.resolve("history.json");
+        h.write(file);
+        return file;
+    }
+
+    @Test
+    void savedHistoryIsJudgedAgainWithoutAnyGateway(@TempDir Path dir) throws Exception {
+        Path file = savedHistory(dir);
+        int exit = CheckCommand.execute("--history", file.toString(), "--workload", "mutex", "--out", dir.resolve("again").toString());
+        assertThat(exit).isEqualTo(Report.VIOLATIONS);
+        assertThat(Files.readString(dir.resolve("again").resolve("summary.json"))).contains("two-live-leases");
     }
 }
