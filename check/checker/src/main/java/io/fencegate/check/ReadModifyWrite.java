@@ -6,6 +6,7 @@ import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.Stale;
 import io.fencegate.client.WriteOutcome;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.util.List;
 
 /**
@@ -81,15 +82,25 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
         }
         client.pauseOrThink();
         Next next = next(client, current);
+        write(client, gw, key, token, next);
+        client.release(gw, key, lease);
+    }
+
+    /** The guarded write of {@code next} with {@code token} (or, for the bypass-guard control, the unguarded one). */
+    private static void write(ClientLoop client, Gateways.Gateway gw, String key, long token, Next next) {
         byte[] bytes = next.value().getBytes(StandardCharsets.UTF_8);
-        c = gw.client();
-        t0 = Clock.nowUs();
-        try {
-            if (options.control() == Control.BYPASS_GUARD) {
+        FencegateClient c = gw.client();
+        long t0 = Clock.nowUs();
+        if (client.options().control() == Control.BYPASS_GUARD) {
+            try {
                 long prior = client.bypass().write(key, token, bytes);
                 client.record(gw, Op.WRITE, key, token, next.recorded(), prior, t0, Outcome.OK, "bypassed the guard");
-            } else {
-                WriteOutcome w = c.put(options.store(), key, token, bytes);
+            } catch (SQLException e) { // the database's failure, not the gateway's: no backoff from it
+                client.record(gw, Op.WRITE, key, token, next.recorded(), 0, t0, ClientLoop.failure(e), ClientLoop.describe(e));
+            }
+        } else {
+            try {
+                WriteOutcome w = c.put(client.options().store(), key, token, bytes);
                 client.answered(gw);
                 if (w instanceof WriteOutcome.Applied a) {
                     client.record(gw, Op.WRITE, key, token, next.recorded(), a.previousToken(), t0, Outcome.OK, "");
@@ -97,10 +108,9 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
                     client.record(gw, Op.WRITE, key, token, next.recorded(), 0, t0, Outcome.FAIL,
                             "409 stale: token " + s.currentToken() + ", fence " + s.fence());
                 }
+            } catch (RuntimeException e) {
+                client.failed(gw, c, Op.WRITE, key, token, next.recorded(), t0, e);
             }
-        } catch (Exception e) {
-            client.failed(gw, c, Op.WRITE, key, token, next.recorded(), t0, e);
         }
-        client.release(gw, key, lease);
     }
 }
