@@ -45,6 +45,12 @@ public final class Report {
             long unknown, int violationCount, int excusedOverlaps, List<Row> keys, List<Row> faults,
             List<Violation> violations, String counted, long releases, long releasesGone, List<Window> windows) {
 
+        /** Summaries written before these fields existed read back with them empty. */
+        public Summary {
+            counted = counted == null ? "" : counted;
+            windows = windows == null ? List.of() : windows;
+        }
+
         /** A summary without the release counts and windows (as summaries were before they had them). */
         public Summary(String workload, String control, int exitCode, String verdict, long ops, long ok, long fail,
                 long unknown, int violationCount, int excusedOverlaps, List<Row> keys, List<Row> faults, List<Violation> violations) {
