@@ -46,4 +46,17 @@ class UnknownShareTest {
         Report.Summary s = summary(new Fault("gateway-kill", 9_990_000, 11_100_000, "", GW, true));
         assertThat(s.exitCode()).as(s.verdict()).isEqualTo(Report.VALID);
     }
+
+    @Test
+    void tablesShowTheUnknownSharePerWindowAndSayWhatOpsAndFailCount() {
+        grants(0, 100, 0);
+        grants(10_000, 10, 4);
+        ops.add(new Op(1, Op.RELEASE, "m", 3, null, 0, 50_000, 51_000, Outcome.FAIL, "410 gone", GW));
+        String printed = Report.tables(summary(new Fault("gateway-kill", 9_990_000, 11_100_000, "", GW, true)));
+        assertThat(printed).contains("ops are grants asked for").contains("fail counts acquires answered 423")
+                .contains("releases: 107, of which 1 answered 410 gone")
+                .containsPattern("gateway-kill +1 +1\\.1 +10 +6 +0 +4 +40\\.0%")
+                .containsPattern("\\(no fault\\) +0 +0\\.0 +100 +100 +0 +0 +0\\.0%")
+                .contains("windows with the most unknowns");
+    }
 }
