@@ -1,5 +1,6 @@
 package io.fencegate.check;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,18 +13,22 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code fencegate check}: runs a workload against a live deployment, checks the history and exits
- * 0 (no violation), 1 (violations) or 2 (the run proved nothing).
+ * {@code fencegate check}: runs a workload against a live deployment (or reads a saved history with
+ * {@code --history}), checks the history and exits 0 (no violation), 1 (violations) or 2 (the run
+ * proved nothing, or too little).
  */
 @Command(name = "fencegate check", mixinStandardHelpOptions = true,
         description = "Runs a workload against live gateways, records every operation and checks the history.")
 public final class CheckCommand implements Callable<Integer> {
 
-    @Option(names = "--url", required = true, split = ",", description = "gateway base URLs, comma-separated")
+    @Option(names = "--url", split = ",", description = "gateway base URLs, comma-separated (not with --history)")
     List<URI> urls;
 
-    @Option(names = "--workload", required = true, description = "counter, lock-set or mutex")
+    @Option(names = "--workload", description = "counter, lock-set or mutex (with --history: default, the one the file names)")
     String workload;
+
+    @Option(names = "--history", description = "judge this saved history.json again instead of running clients")
+    Path historyFile;
 
     @Option(names = "--seconds", defaultValue = "60", description = "how long the clients run (default 60)")
     int seconds;
@@ -52,7 +57,8 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--pause-chance", defaultValue = "0.05", description = "how often a client pauses past its ttl (default 0.05)")
     double pauseChance;
 
-    @Option(names = "--control", defaultValue = "none", description = "none, plain-reads or bypass-guard: a broken client that must show violations")
+    @Option(names = "--control", description = "none (default), plain-reads or bypass-guard: a broken client that must show"
+            + " violations (with --history: default, the one the file names)")
     String control;
 
     @Option(names = "--bypass-jdbc-url", description = "bypass-guard: the JDBC URL of the store's database")
@@ -67,7 +73,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--api-key", description = "an API key, if the gateways require one")
     String apiKey;
 
-    @Option(names = "--out", defaultValue = "check-results", description = "where history.json, summary.json and timeline.html go")
+    @Option(names = "--out", defaultValue = "check-results", description = "where history.json, summary.json and timeline.html go (with --history: summary and timeline)")
     Path out;
 
     @Option(names = "--record-only", description = "write the history and exit 0 without judging it (the nemesis harness merges processes' histories)")
@@ -87,14 +93,23 @@ public final class CheckCommand implements Callable<Integer> {
     }
 
     RunOptions options() {
+        if (urls == null || urls.isEmpty()) {
+            throw new IllegalArgumentException("--url: at least one gateway URL (or --history FILE to judge a saved run)");
+        }
+        if (workload == null) {
+            throw new IllegalArgumentException("--workload: counter, lock-set or mutex");
+        }
         List<String> bypass = bypassUrl == null ? List.of() : new ArrayList<>(Arrays.asList(bypassUrl, bypassUser, bypassPassword));
         return new RunOptions(urls, Workload.parse(workload), seconds, clients, firstClient, store,
                 keyPrefix != null ? keyPrefix : "check-" + UUID.randomUUID().toString().substring(0, 8), keys, ttlMs,
-                thinkMs, pauseChance, Control.parse(control), bypass, apiKey).validate();
+                thinkMs, pauseChance, Control.parse(control == null ? "none" : control), bypass, apiKey).validate();
     }
 
     @Override
     public Integer call() throws Exception {
+        if (historyFile != null) {
+            return judgeAgain();
+        }
         RunOptions options;
         try {
             options = options();
@@ -110,11 +125,46 @@ public final class CheckCommand implements Callable<Integer> {
             return 0;
         }
         Runner.finalReads(history, options.gateways(), apiKey, store);
-        Verdict verdict = Checker.check(options.workload(), history.ops(), history.faults());
-        Report.Summary summary = Report.summarize(verdict, options.control(), history.ops(), history.faults());
+        Report.Summary summary = judge(history, options.workload(), options.control());
         Report.write(out, history, summary);
-        System.out.print(Report.tables(summary));
         System.out.println("history, summary and timeline in " + out.toAbsolutePath());
         return summary.exitCode();
+    }
+
+    /**
+     * {@code --history}: the saved operations and faults judged as a run's are, the same tables
+     * printed; summary.json and timeline.html go to {@code --out} (the history stays where it is).
+     */
+    private int judgeAgain() throws Exception {
+        History saved = new History();
+        Workload w;
+        Control c;
+        try {
+            if (urls != null) {
+                throw new IllegalArgumentException("--url: not with --history, which judges a saved run without calling anyone");
+            }
+            saved.addAll(History.read(historyFile));
+            String named = workload != null ? workload : saved.workload();
+            if (named == null) {
+                throw new IllegalArgumentException("--workload: " + historyFile + " does not name its workload; give counter, lock-set or mutex");
+            }
+            w = Workload.parse(named);
+            c = Control.parse(control != null ? control : saved.control() != null ? saved.control() : "none");
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("fencegate check: " + e.getMessage());
+            return Report.PROVED_NOTHING;
+        }
+        saved.describe(w.label(), c.label());
+        Report.Summary summary = judge(saved, w, c);
+        Report.writeJudgement(out, saved, summary);
+        System.out.println("summary and timeline in " + out.toAbsolutePath());
+        return summary.exitCode();
+    }
+
+    private static Report.Summary judge(History history, Workload w, Control c) {
+        Verdict verdict = Checker.check(w, history.ops(), history.faults());
+        Report.Summary summary = Report.summarize(verdict, c, history.ops(), history.faults());
+        System.out.print(Report.tables(summary));
+        return summary;
     }
 }

@@ -3,37 +3,40 @@ package io.fencegate.check;
 import io.fencegate.client.FencegateClient;
 import io.fencegate.client.FencegateException;
 import io.fencegate.client.Lease;
-import io.fencegate.client.ReadOutcome;
-import io.fencegate.client.Stale;
-import io.fencegate.client.WriteOutcome;
 import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
-import java.nio.charset.StandardCharsets;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * One client: runs its workload's steps until the deadline and records every call, with the time
- * it was sent and the time its answer came.
+ * One client: runs its workload's steps until the deadline, spread over the gateways, and records
+ * every call with the time it was sent, the time its answer came and the gateway that served it.
+ *
+ * <p>A gateway that did not answer (refused, reset, timed out) or answered 5xx is left alone for a
+ * while, a jittered backoff that doubles from {@value #FIRST_BACKOFF_MS} ms up to
+ * {@value #MAX_BACKOFF_MS} ms, while the other gateways are still called: hammering a restarting
+ * gateway adds only failures to the history, and a flood of them per restart once hid the
+ * operations that matter.
  */
 final class ClientLoop implements Runnable {
-    /** A lock-set item is replaced by a fresh one this often, so its value stays small in long runs. */
-    static final long SET_ROTATION_US = 60_000_000L;
+    static final long FIRST_BACKOFF_MS = 50;
+    static final long MAX_BACKOFF_MS = 2000;
 
     private final RunOptions options;
-    private final List<FencegateClient> gateways;
+    private final Gateways gateways;
     private final History history;
     private final int id;
     private final long deadlineUs;
     private final BypassWriter bypass;
     private final SplittableRandom random;
+    private final long[] backoffMs;
+    private final long[] retryAtUs;
     private int round;
-    private int added;
+    private int sequence;
 
-    ClientLoop(RunOptions options, List<FencegateClient> gateways, History history, int id, long deadlineUs, BypassWriter bypass) {
+    ClientLoop(RunOptions options, Gateways gateways, History history, int id, long deadlineUs, BypassWriter bypass) {
         this.options = options;
         this.gateways = gateways;
         this.history = history;
@@ -41,118 +44,92 @@ final class ClientLoop implements Runnable {
         this.deadlineUs = deadlineUs;
         this.bypass = bypass;
         this.random = new SplittableRandom(id * 7919L + System.nanoTime());
+        this.backoffMs = new long[gateways.size()];
+        this.retryAtUs = new long[gateways.size()];
     }
 
     @Override
     public void run() {
-        while (Clock.nowUs() < deadlineUs && !Thread.currentThread().isInterrupted()) {
-            FencegateClient gw = gateways.get(round++ % gateways.size());
-            try {
-                switch (options.workload()) {
-                    case COUNTER, LOCK_SET -> readModifyWrite(gw, itemKey());
-                    case MUTEX -> mutex(gw, options.keyPrefix() + "/mutex-" + random.nextInt(options.keys()));
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
-    }
-
-    String itemKey() {
-        String key = options.keyPrefix() + "/" + options.workload().label() + "-" + random.nextInt(options.keys());
-        return options.workload() == Workload.LOCK_SET ? key + "-g" + Clock.nowUs() / SET_ROTATION_US : key;
-    }
-
-    private void readModifyWrite(FencegateClient gw, String key) throws InterruptedException {
-        Lease lease = acquire(gw, key);
-        if (lease == null) {
-            return;
-        }
-        long token = lease.token();
-        long t0 = Clock.nowUs();
-        ReadOutcome read;
         try {
-            read = options.control() == Control.PLAIN_READS ? gw.get(options.store(), key) : gw.get(options.store(), key, token);
-        } catch (RuntimeException e) {
-            record(Op.READ, key, token, null, 0, t0, failure(e), describe(e));
-            release(gw, key, lease);
-            return;
-        }
-        String current = read instanceof ReadOutcome.Value v ? new String(v.bytes(), StandardCharsets.UTF_8) : null;
-        record(Op.READ, key, token, current, 0, t0, read instanceof Stale ? Outcome.FAIL : Outcome.OK,
-                read instanceof Stale s ? "stale: item fenced at " + s.fence() : "");
-        if (read instanceof Stale) {
-            release(gw, key, lease);
-            return;
-        }
-        pauseOrThink();
-        String element = null;
-        String next;
-        if (options.workload() == Workload.COUNTER) {
-            next = Long.toString(current == null ? 1 : Long.parseLong(current.trim()) + 1);
-        } else {
-            element = "c" + id + "-" + (++added);
-            Set<String> set = Checker.elements(current);
-            set.add(element);
-            next = String.join(",", set);
-        }
-        String recorded = element != null ? element : next;
-        byte[] bytes = next.getBytes(StandardCharsets.UTF_8);
-        t0 = Clock.nowUs();
-        try {
-            if (options.control() == Control.BYPASS_GUARD) {
-                long prior = bypass.write(key, token, bytes);
-                record(Op.WRITE, key, token, recorded, prior, t0, Outcome.OK, "bypassed the guard");
-            } else {
-                WriteOutcome w = gw.put(options.store(), key, token, bytes);
-                if (w instanceof WriteOutcome.Applied a) {
-                    record(Op.WRITE, key, token, recorded, a.previousToken(), t0, Outcome.OK, "");
-                } else if (w instanceof Stale s) {
-                    record(Op.WRITE, key, token, recorded, 0, t0, Outcome.FAIL, "stale: token " + s.currentToken() + ", fence " + s.fence());
+            while (Clock.nowUs() < deadlineUs && !Thread.currentThread().isInterrupted()) {
+                Gateways.Gateway gw = nextGateway();
+                if (gw != null) {
+                    options.workload().step(this, gw);
                 }
             }
-        } catch (Exception e) {
-            record(Op.WRITE, key, token, recorded, 0, t0, failure(e), describe(e));
-        }
-        release(gw, key, lease);
-    }
-
-    private void mutex(FencegateClient gw, String lock) throws InterruptedException {
-        Lease lease = acquire(gw, lock);
-        if (lease != null) {
-            pauseOrThink();
-            release(gw, lock, lease);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
-    /** The lock guarding an item is {store}/{key}; the mutex workload uses the same shape. */
-    private Lease acquire(FencegateClient gw, String key) throws InterruptedException {
+    /** The next gateway in turn that is not backed off; null after sleeping if every one is. */
+    private Gateways.Gateway nextGateway() throws InterruptedException {
+        long now = Clock.nowUs();
+        long earliest = Long.MAX_VALUE;
+        for (int k = 0; k < gateways.size(); k++) {
+            int g = (round + k) % gateways.size();
+            if (retryAtUs[g] <= now) {
+                round = g + 1;
+                return gateways.get(g);
+            }
+            earliest = Math.min(earliest, retryAtUs[g]);
+        }
+        long sleepUs = Math.min(earliest, deadlineUs) - now;
+        if (sleepUs > 0) {
+            Thread.sleep(sleepUs / 1000, (int) (sleepUs % 1000) * 1000);
+        }
+        return null;
+    }
+
+    RunOptions options() {
+        return options;
+    }
+
+    int id() {
+        return id;
+    }
+
+    BypassWriter bypass() {
+        return bypass;
+    }
+
+    /** This client's next number, 1 up (the lock-set's elements). */
+    int nextSequence() {
+        return ++sequence;
+    }
+
+    /** The lock guarding an item is {store}/{key}; the mutex workload uses the same shape. Null if not granted. */
+    Lease acquire(Gateways.Gateway gw, String key) {
         String lock = options.store() + "/" + key;
+        String ttl = Long.toString(options.ttlMs());
+        FencegateClient c = gw.client();
         long t0 = Clock.nowUs();
         try {
-            Optional<Lease> lease = gw.acquire(lock, Duration.ofMillis(options.ttlMs()), Duration.ofMillis(2 * options.ttlMs()));
-            record(Op.ACQUIRE, key, lease.map(Lease::token).orElse(0L), Long.toString(options.ttlMs()), 0, t0,
+            Optional<Lease> lease = c.acquire(lock, Duration.ofMillis(options.ttlMs()), Duration.ofMillis(2 * options.ttlMs()));
+            answered(gw);
+            record(gw, Op.ACQUIRE, key, lease.map(Lease::token).orElse(0L), ttl, 0, t0,
                     lease.isPresent() ? Outcome.OK : Outcome.FAIL, lease.isPresent() ? "" : "423 held");
             return lease.orElse(null);
         } catch (RuntimeException e) {
-            record(Op.ACQUIRE, key, 0, Long.toString(options.ttlMs()), 0, t0, failure(e), describe(e));
-            Thread.sleep(50); // a backend is down: do not spin
+            failed(gw, c, Op.ACQUIRE, key, 0, ttl, t0, e);
             return null;
         }
     }
 
-    private void release(FencegateClient gw, String key, Lease lease) {
+    void release(Gateways.Gateway gw, String key, Lease lease) {
+        FencegateClient c = gw.client();
         long t0 = Clock.nowUs();
         try {
-            boolean released = gw.release(lease.leaseId());
-            record(Op.RELEASE, key, lease.token(), null, 0, t0, released ? Outcome.OK : Outcome.FAIL, released ? "" : "410 gone");
+            boolean released = c.release(lease.leaseId());
+            answered(gw);
+            record(gw, Op.RELEASE, key, lease.token(), null, 0, t0, released ? Outcome.OK : Outcome.FAIL, released ? "" : "410 gone");
         } catch (RuntimeException e) {
-            record(Op.RELEASE, key, lease.token(), null, 0, t0, failure(e), describe(e));
+            failed(gw, c, Op.RELEASE, key, lease.token(), null, t0, e);
         }
     }
 
     /** Mostly a short think; sometimes a pause past the ttl, the holder that wakes up stale. */
-    private void pauseOrThink() throws InterruptedException {
+    void pauseOrThink() throws InterruptedException {
         long ttl = options.ttlMs();
         if (random.nextDouble() < options.pauseChance()) {
             Thread.sleep(ttl + random.nextLong(ttl));
@@ -161,8 +138,37 @@ final class ClientLoop implements Runnable {
         }
     }
 
-    private void record(String f, String key, long token, String value, long prior, long t0, Outcome outcome, String note) {
-        history.add(new Op(id, f, key, token, value, prior, t0, Clock.nowUs(), outcome, note));
+    int nextInt(int bound) {
+        return random.nextInt(bound);
+    }
+
+    void record(Gateways.Gateway gw, String f, String key, long token, String value, long prior, long t0, Outcome outcome, String note) {
+        history.add(new Op(id, f, key, token, value, prior, t0, Clock.nowUs(), outcome, note, gw.url()));
+    }
+
+    /** The gateway answered (any status below 500): it is up, call it as usual. */
+    void answered(Gateways.Gateway gw) {
+        backoffMs[gw.index()] = 0;
+        retryAtUs[gw.index()] = 0;
+    }
+
+    /**
+     * Records a call on {@code used} that ended with {@code e}, and what it says about the gateway:
+     * anything but a 4xx backs off from it, and a broken link drops its pooled connections.
+     */
+    void failed(Gateways.Gateway gw, FencegateClient used, String f, String key, long token, String value, long t0, Exception e) {
+        record(gw, f, key, token, value, 0, t0, failure(e), describe(e));
+        if (e instanceof FencegateException fe && fe.status() < 500) {
+            answered(gw);
+            return;
+        }
+        if (linkBroken(e)) {
+            gw.dropConnections(used);
+        }
+        int g = gw.index();
+        backoffMs[g] = backoffMs[g] == 0 ? FIRST_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, backoffMs[g] * 2);
+        long jitterMs = backoffMs[g] / 2 + random.nextLong(backoffMs[g] / 2 + 1); // between half and all of it
+        retryAtUs[g] = Clock.nowUs() + jitterMs * 1000;
     }
 
     /**
@@ -173,12 +179,36 @@ final class ClientLoop implements Runnable {
         if (e instanceof FencegateException fe) {
             return fe.status() >= 400 && fe.status() < 500 ? Outcome.FAIL : Outcome.UNKNOWN;
         }
+        return neverSent(e) ? Outcome.FAIL : Outcome.UNKNOWN;
+    }
+
+    /** No connection was made, so no request was sent: refused, or the connect timed out. */
+    static boolean neverSent(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
-                return Outcome.FAIL;
+                return true;
             }
         }
-        return Outcome.UNKNOWN;
+        return false;
+    }
+
+    /**
+     * The transport failed other than by the call's own timeout (refused, reset, closed without an
+     * answer): the gateway went away, and the connections kept alive to it went with it.
+     */
+    static boolean linkBroken(Exception e) {
+        if (e instanceof FencegateException) {
+            return false;
+        }
+        if (neverSent(e)) {
+            return true;
+        }
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof HttpTimeoutException) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static String describe(Exception e) {

@@ -15,4 +15,26 @@ public record Fault(String kind, long startUs, long endUs, String detail, String
     public boolean overlaps(long fromUs, long toUs) {
         return startUs <= toUs && fromUs <= endUs;
     }
+
+    /**
+     * Whether it touches what {@code gateway} serves. A fault without a scope (written before faults
+     * had one) may have touched anything; an operation without a gateway (written before operations
+     * recorded one) is touched only by a fault everywhere: a fault on one gateway cannot be shown to
+     * have reached it.
+     */
+    public boolean reaches(String gateway) {
+        if (scope == null || scope.equals(EVERYWHERE)) {
+            return true;
+        }
+        return gateway != null && slashed(scope).equals(slashed(gateway));
+    }
+
+    /** Whether it may have ended, between {@code fromUs} and {@code toUs}, a lease granted through {@code gateway}. */
+    public boolean mayEndLease(String gateway, long fromUs, long toUs) {
+        return endsLeases && reaches(gateway) && overlaps(fromUs, toUs);
+    }
+
+    private static String slashed(String url) {
+        return url.endsWith("/") ? url : url + "/";
+    }
 }

@@ -9,15 +9,30 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
-/** Every operation and every fault of a run; written as JSON, read back to merge runs. */
+/**
+ * Every operation and every fault of a run, and what ran (the workload and control): written as
+ * JSON, read back to merge processes' histories or to judge a saved one again.
+ */
 public final class History {
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final ConcurrentLinkedQueue<Op> ops = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Fault> faults = new ConcurrentLinkedQueue<>();
+    private volatile String workload;
+    private volatile String control;
 
-    /** The JSON file's shape. */
-    public record Data(List<Op> ops, List<Fault> faults) {}
+    /**
+     * The JSON file's shape. {@code workload} and {@code control} are labels, null in files written
+     * before they were stored (then {@code --workload} must name it).
+     */
+    public record Data(String workload, String control, List<Op> ops, List<Fault> faults) {}
+
+    /** Names what ran, so the file can be judged again on its own. */
+    public History describe(String workloadLabel, String controlLabel) {
+        this.workload = workloadLabel;
+        this.control = controlLabel;
+        return this;
+    }
 
     public void add(Op op) {
         ops.add(op);
@@ -27,9 +42,26 @@ public final class History {
         faults.add(fault);
     }
 
+    /** Adds another history's operations and faults; its description too, if this one has none. */
     public void addAll(Data data) {
         ops.addAll(data.ops());
-        faults.addAll(data.faults());
+        if (data.faults() != null) {
+            faults.addAll(data.faults());
+        }
+        if (workload == null) {
+            workload = data.workload();
+            control = data.control();
+        }
+    }
+
+    /** The workload's label, or null if the history does not say. */
+    public String workload() {
+        return workload;
+    }
+
+    /** The control's label, or null if the history does not say. */
+    public String control() {
+        return control;
     }
 
     /** Operations in invoke order. */
@@ -46,7 +78,7 @@ public final class History {
     }
 
     public void write(Path file) throws IOException {
-        JSON.writeValue(file.toFile(), new Data(ops(), faults()));
+        JSON.writeValue(file.toFile(), new Data(workload, control, ops(), faults()));
     }
 
     public static Data read(Path file) throws IOException {

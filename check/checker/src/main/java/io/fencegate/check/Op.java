@@ -12,9 +12,11 @@ package io.fencegate.check;
  *                 final read returned (null: nothing, missing)
  * @param prior    for an acknowledged write, the token of the write it replaced, as the store answered
  * @param note     the answer in words (status, problem type, exception)
+ * @param gateway  the base URL of the gateway that served it, as the client called it (null in
+ *                 histories written before it was recorded: an unknown gateway)
  */
 public record Op(int client, String f, String key, long token, String value, long prior, long invokeUs, long completeUs,
-        Outcome outcome, String note) {
+        Outcome outcome, String note, String gateway) {
 
     public static final String ACQUIRE = "acquire";
     public static final String READ = "read";

@@ -4,11 +4,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
- * How the command line names the constants of an option's enum ({@link Workload}, {@link Control}):
- * lower case with '-' for '_' ({@code LOCK_SET} is {@code lock-set}), any case accepted, and a
- * refusal that names the option and lists what it takes.
+ * How the command line names the values of an option ({@link Workload}, {@link Control}): lower
+ * case with '-' for '_' ({@code LOCK_SET} is {@code lock-set}), any case accepted, and a refusal
+ * that names the option and lists what it takes.
  */
 final class OptionEnums {
 
@@ -20,18 +21,22 @@ final class OptionEnums {
 
     /** The constant whose label (or one of {@code aliases}, lower case) is {@code s}. */
     static <E extends Enum<E>> E parse(Class<E> type, String option, String s, Map<String, E> aliases) {
+        return parse(option, s, Arrays.asList(type.getEnumConstants()), OptionEnums::label, aliases);
+    }
+
+    /** The value among {@code all} whose label (or one of {@code aliases}, lower case) is {@code s}. */
+    static <T> T parse(String option, String s, List<T> all, Function<T, String> label, Map<String, T> aliases) {
         String wanted = s.toLowerCase(Locale.ROOT);
-        E[] constants = type.getEnumConstants();
-        for (E e : constants) {
-            if (label(e).equals(wanted)) {
-                return e;
+        for (T t : all) {
+            if (label.apply(t).equals(wanted)) {
+                return t;
             }
         }
-        E alias = aliases.get(wanted);
+        T alias = aliases.get(wanted);
         if (alias != null) {
             return alias;
         }
-        List<String> labels = Arrays.stream(constants).map(OptionEnums::label).toList();
+        List<String> labels = all.stream().map(label).toList();
         String expected = String.join(", ", labels.subList(0, labels.size() - 1)) + " or " + labels.get(labels.size() - 1);
         throw new IllegalArgumentException(option + ": expected " + expected + ", got '" + s + "'");
     }

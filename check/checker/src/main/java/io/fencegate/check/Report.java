@@ -4,37 +4,66 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * What a run shows: a table per key and per fault kind, the exit code, and the files: history.json,
- * summary.json and timeline.html (faults as bands, outcomes per second).
+ * What a run shows: a table per key and per fault kind (with the share of unknown operations in the
+ * fault windows and outside them), the exit code, and the files: history.json, summary.json and
+ * timeline.html.
  */
 public final class Report {
     public static final int VALID = 0;
     public static final int VIOLATIONS = 1;
     public static final int PROVED_NOTHING = 2;
+    /**
+     * Unknown operations are never judged, so they are places a violation could hide. Faults make
+     * some; outside fault windows more than this share means the run looked at too little.
+     */
+    public static final double MAX_UNKNOWN_OUTSIDE_FAULTS = 0.05;
+    /** The row of the operations that overlapped no fault. */
+    public static final String OUTSIDE_FAULTS = "(no fault)";
 
     /** One row of a table: the counted operations (writes, or grants for the mutex) by outcome. */
-    public record Row(String name, long ops, long ok, long fail, long unknown, long violations, double seconds, long injected) {}
+    public record Row(String name, long ops, long ok, long fail, long unknown, long violations, double seconds, long injected) {
+        public double unknownShare() {
+            return ops == 0 ? 0 : (double) unknown / ops;
+        }
+    }
 
+    /** One fault window and the counted operations that overlapped it. */
+    public record Window(String kind, String scope, long startUs, long endUs, long ops, long ok, long fail, long unknown) {}
+
+    /**
+     * @param counted      what "ops" and "fail" count, in words
+     * @param releases     release calls, and how many were answered 410 gone (the lease had ended first)
+     * @param windows      every fault window with its operations
+     */
     public record Summary(String workload, String control, int exitCode, String verdict, long ops, long ok, long fail,
             long unknown, int violationCount, int excusedOverlaps, List<Row> keys, List<Row> faults,
-            List<Violation> violations) {}
+            List<Violation> violations, String counted, long releases, long releasesGone, List<Window> windows) {
+
+        /** Summaries written before these fields existed read back with them empty. */
+        public Summary {
+            counted = counted == null ? "" : counted;
+            windows = windows == null ? List.of() : windows;
+        }
+
+        /** A summary without the release counts and windows (as summaries were before they had them). */
+        public Summary(String workload, String control, int exitCode, String verdict, long ops, long ok, long fail,
+                long unknown, int violationCount, int excusedOverlaps, List<Row> keys, List<Row> faults, List<Violation> violations) {
+            this(workload, control, exitCode, verdict, ops, ok, fail, unknown, violationCount, excusedOverlaps, keys, faults,
+                    violations, "", 0, 0, List.of());
+        }
+    }
 
     private Report() {}
 
-    /** The operation each workload is judged by. */
-    static boolean counted(Workload w, Op op) {
-        return w == Workload.MUTEX ? op.is(Op.ACQUIRE) : op.is(Op.WRITE);
-    }
-
     public static Summary summarize(Verdict verdict, Control control, List<Op> ops, List<Fault> faults) {
         Workload w = verdict.workload();
-        List<Op> counted = ops.stream().filter(o -> counted(w, o)).toList();
+        List<Op> counted = ops.stream().filter(w::counts).toList();
         Map<String, long[]> byKey = new TreeMap<>();
         for (Op op : counted) {
             tally(byKey.computeIfAbsent(op.key(), k -> new long[5]), op);
@@ -45,6 +74,12 @@ public final class Report {
         List<Row> keys = new ArrayList<>();
         byKey.forEach((k, c) -> keys.add(new Row(k, c[0], c[1], c[2], c[3], c[4], 0, 0)));
 
+        List<Window> windows = new ArrayList<>();
+        for (Fault f : faults) {
+            long[] c = new long[5];
+            counted.stream().filter(o -> f.overlaps(o.invokeUs(), o.completeUs())).forEach(o -> tally(c, o));
+            windows.add(new Window(f.kind(), f.scope(), f.startUs(), f.endUs(), c[0], c[1], c[2], c[3]));
+        }
         Map<String, List<Fault>> kinds = new TreeMap<>();
         faults.forEach(f -> kinds.computeIfAbsent(f.kind(), k -> new ArrayList<>()).add(f));
         List<Row> faultRows = new ArrayList<>();
@@ -57,10 +92,13 @@ public final class Report {
         });
         long[] none = new long[5];
         counted.stream().filter(o -> faults.stream().noneMatch(f -> f.overlaps(o.invokeUs(), o.completeUs()))).forEach(o -> tally(none, o));
-        faultRows.add(new Row("(no fault)", none[0], none[1], none[2], none[3], 0, 0, 0));
+        Row outside = new Row(OUTSIDE_FAULTS, none[0], none[1], none[2], none[3], 0, 0, 0);
+        faultRows.add(outside);
 
         long[] all = new long[5];
         counted.forEach(o -> tally(all, o));
+        List<Op> releases = ops.stream().filter(o -> o.is(Op.RELEASE)).toList();
+        long gone = releases.stream().filter(o -> o.outcome() == Outcome.FAIL).count();
         int exit;
         String words;
         if (all[1] == 0) {
@@ -72,12 +110,18 @@ public final class Report {
         } else if (!verdict.valid()) {
             exit = VIOLATIONS;
             words = verdict.violations().size() + " VIOLATIONS" + (control != Control.NONE ? " (expected: the " + control.label() + " control)" : "");
+        } else if (outside.unknownShare() > MAX_UNKNOWN_OUTSIDE_FAULTS) {
+            exit = PROVED_NOTHING;
+            words = String.format("PROVED LITTLE: 0 violations, but %s of the %d operations outside fault windows ended unknown"
+                    + " (more than %.0f%%), and unknown operations are never judged", percent(outside.unknownShare()),
+                    outside.ops(), MAX_UNKNOWN_OUTSIDE_FAULTS * 100);
         } else {
             exit = VALID;
             words = "VALID: 0 violations";
         }
         return new Summary(w.label(), control.label(), exit, words, all[0], all[1], all[2], all[3],
-                verdict.violations().size(), verdict.excusedOverlaps(), keys, faultRows, verdict.violations());
+                verdict.violations().size(), verdict.excusedOverlaps(), keys, faultRows, verdict.violations(),
+                w.countedInWords(), releases.size(), gone, windows);
     }
 
     private static void tally(long[] c, Op op) {
@@ -85,22 +129,47 @@ public final class Report {
         c[op.outcome().ordinal() + 1]++;
     }
 
+    static String percent(double share) {
+        return String.format("%.1f%%", share * 100);
+    }
+
     /** The tables, as text. */
     public static String tables(Summary s) {
         StringBuilder b = new StringBuilder();
         b.append("workload ").append(s.workload()).append(", control ").append(s.control()).append(": ")
                 .append(s.ops()).append(" ops (ok ").append(s.ok()).append(", fail ").append(s.fail())
-                .append(", unknown ").append(s.unknown()).append(")\n\n");
-        b.append(String.format("%-44s %8s %8s %8s %8s %10s%n", "key", "ops", "ok", "fail", "unknown", "violations"));
+                .append(", unknown ").append(s.unknown()).append(")\n");
+        if (!s.counted().isEmpty()) {
+            b.append("  ").append(s.counted()).append('\n');
+            b.append("  releases: ").append(s.releases()).append(", of which ").append(s.releasesGone())
+                    .append(" answered 410 gone: the lease had ended before its release (a client paused past its ttl on purpose, or a fault ended it)\n");
+        }
+        b.append('\n').append(String.format("%-44s %8s %8s %8s %8s %10s%n", "key", "ops", "ok", "fail", "unknown", "violations"));
         for (Row r : s.keys()) {
             b.append(String.format("%-44s %8d %8d %8d %8d %10d%n", r.name(), r.ops(), r.ok(), r.fail(), r.unknown(), r.violations()));
         }
-        b.append('\n').append(String.format("%-22s %8s %9s %8s %8s %8s %8s %10s%n", "fault", "injected", "seconds", "ops", "ok", "fail", "unknown", "violations"));
+        b.append('\n').append(String.format("%-22s %8s %9s %8s %8s %8s %8s %8s %10s%n", "fault", "injected", "seconds", "ops", "ok",
+                "fail", "unknown", "unknown%", "violations"));
         for (Row r : s.faults()) {
-            b.append(String.format("%-22s %8d %9.1f %8d %8d %8d %8d %10d%n", r.name(), r.injected(), r.seconds(), r.ops(), r.ok(), r.fail(), r.unknown(), r.violations()));
+            b.append(String.format("%-22s %8d %9.1f %8d %8d %8d %8d %8s %10d%n", r.name(), r.injected(), r.seconds(), r.ops(), r.ok(),
+                    r.fail(), r.unknown(), percent(r.unknownShare()), r.violations()));
+        }
+        b.append(String.format("(ops of a fault: those whose call overlapped one of its windows; unknown outside faults above %.0f%% proves little)%n",
+                MAX_UNKNOWN_OUTSIDE_FAULTS * 100));
+        List<Window> worst = s.windows().stream().filter(x -> x.unknown() > 0)
+                .sorted(Comparator.comparingLong(Window::unknown).reversed()).limit(5).toList();
+        if (!worst.isEmpty()) {
+            long start = s.windows().stream().mapToLong(Window::startUs).min().orElse(0);
+            b.append("windows with the most unknowns (all in summary.json):\n");
+            for (Window x : worst) {
+                b.append(String.format("  %-20s %-28s +%6.1f s %5.1f s %6d ops %6d unknown (%s)%n", x.kind(), x.scope(),
+                        (x.startUs() - start) / 1e6, (x.endUs() - x.startUs()) / 1e6, x.ops(), x.unknown(),
+                        percent(x.ops() == 0 ? 0 : (double) x.unknown() / x.ops())));
+            }
         }
         if (s.excusedOverlaps() > 0) {
-            b.append("\n").append(s.excusedOverlaps()).append(" overlapping leases excused: a fault ended the earlier lease early (Redis lost it, or its ZooKeeper session expired)\n");
+            b.append("\n").append(s.excusedOverlaps()).append(" overlapping leases excused: a fault that ends leases (Redis lost them, or"
+                    + " a gateway's ZooKeeper session expired) reached the earlier lease's gateway between the two grants\n");
         }
         int shown = 0;
         for (Violation v : s.violations()) {
@@ -118,70 +187,13 @@ public final class Report {
     public static void write(Path dir, History history, Summary summary) throws IOException {
         Files.createDirectories(dir);
         history.write(dir.resolve("history.json"));
+        writeJudgement(dir, history, summary);
+    }
+
+    /** summary.json and timeline.html in {@code dir}: the judgement of a history already saved. */
+    public static void writeJudgement(Path dir, History history, Summary summary) throws IOException {
+        Files.createDirectories(dir);
         History.JSON.writeValue(dir.resolve("summary.json").toFile(), summary);
-        Files.writeString(dir.resolve("timeline.html"), timeline(history, summary));
-    }
-
-    /** An SVG timeline: a band per fault kind, and below it ok / fail / unknown counts per second, violations in red. */
-    static String timeline(History history, Summary summary) {
-        List<Op> ops = history.ops().stream().filter(o -> counted(Workload.parse(summary.workload()), o)).toList();
-        List<Fault> faults = history.faults();
-        if (ops.isEmpty()) {
-            return "<!doctype html><title>fencegate check</title><p>No operations.</p>";
-        }
-        long start = ops.get(0).invokeUs();
-        long end = ops.stream().mapToLong(Op::completeUs).max().orElse(start + 1);
-        int seconds = (int) Math.max(1, (end - start) / 1_000_000 + 1);
-        double width = 1000.0 / seconds;
-        Map<String, Integer> lanes = new LinkedHashMap<>();
-        faults.forEach(f -> lanes.putIfAbsent(f.kind(), lanes.size()));
-        int laneHeight = 16;
-        int chartTop = lanes.size() * laneHeight + 10;
-        int chartHeight = 200;
-        long[][] perSecond = new long[seconds][3];
-        for (Op o : ops) {
-            int s = (int) Math.min(seconds - 1, Math.max(0, (o.completeUs() - start) / 1_000_000));
-            perSecond[s][o.outcome().ordinal()]++;
-        }
-        long max = 1;
-        for (long[] s : perSecond) {
-            max = Math.max(max, s[0] + s[1] + s[2]);
-        }
-        StringBuilder svg = new StringBuilder();
-        svg.append("<svg xmlns='http://www.w3.org/2000/svg' width='1160' height='").append(chartTop + chartHeight + 40).append("'>");
-        String[] colours = {"#2e7d32", "#9e9e9e", "#ef6c00"};
-        lanes.forEach((kind, lane) -> svg.append("<text x='1005' y='").append(lane * laneHeight + 12).append("' font-size='11'>").append(kind).append("</text>"));
-        for (Fault f : faults) {
-            double x = (f.startUs() - start) / 1e6 * width;
-            double w = Math.max(2, (f.endUs() - f.startUs()) / 1e6 * width);
-            svg.append(String.format("<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='#5c6bc0'><title>%s %s</title></rect>",
-                    x, lanes.get(f.kind()) * laneHeight, w, laneHeight - 3, f.kind(), escape(f.detail())));
-        }
-        for (int s = 0; s < seconds; s++) {
-            double y = chartTop + chartHeight;
-            for (int k = 0; k < 3; k++) {
-                double h = perSecond[s][k] * (double) chartHeight / max;
-                y -= h;
-                svg.append(String.format("<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>", s * width, y, Math.max(0.5, width - 0.5), h, colours[k]));
-            }
-        }
-        for (Violation v : summary.violations()) {
-            double x = (v.atUs() - start) / 1e6 * width;
-            svg.append(String.format("<line x1='%.1f' x2='%.1f' y1='0' y2='%d' stroke='#d50000' stroke-width='1.5'><title>%s</title></line>",
-                    x, x, chartTop + chartHeight, escape(v.kind() + " " + v.key() + ": " + v.detail())));
-        }
-        svg.append("<text x='0' y='").append(chartTop + chartHeight + 16).append("' font-size='11'>0 s</text>");
-        svg.append("<text x='960' y='").append(chartTop + chartHeight + 16).append("' font-size='11'>").append(seconds).append(" s</text>");
-        svg.append("</svg>");
-        return "<!doctype html><meta charset='utf-8'><title>fencegate check: " + summary.workload() + "</title>"
-                + "<body style='font-family:sans-serif'><h1>fencegate check: " + summary.workload() + "</h1><p>"
-                + escape(summary.verdict()) + "</p><p>Bands: faults. Bars: " + (summary.workload().equals("mutex") ? "grants" : "writes")
-                + " completed per second, <span style='color:#2e7d32'>ok</span>, <span style='color:#9e9e9e'>fail</span>,"
-                + " <span style='color:#ef6c00'>unknown</span>; red lines: violations.</p>" + svg
-                + "<pre>" + escape(tables(summary)) + "</pre></body>";
-    }
-
-    private static String escape(String s) {
-        return s == null ? "" : s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;");
+        Files.writeString(dir.resolve("timeline.html"), Timeline.html(history, summary));
     }
 }

@@ -32,9 +32,9 @@ public record RunOptions(List<URI> gateways, Workload workload, int seconds, int
         require(!keyPrefix.isBlank() && !keyPrefix.contains(".."), "--key-prefix: non-empty, no '..', got '" + keyPrefix + "'");
         require(control != Control.BYPASS_GUARD || bypassJdbc.size() >= 1,
                 "--bypass-jdbc-url: the bypass-guard control writes straight to the store's database");
-        require(control != Control.BYPASS_GUARD || workload != Workload.MUTEX,
+        require(control != Control.BYPASS_GUARD || workload.writesItems(),
                 "--control bypass-guard: the mutex workload writes nothing; use counter or lock-set");
-        require(control != Control.PLAIN_READS || workload != Workload.MUTEX,
+        require(control != Control.PLAIN_READS || workload.writesItems(),
                 "--control plain-reads: the mutex workload reads nothing; use counter or lock-set");
         return this;
     }

@@ -1,6 +1,5 @@
 package io.fencegate.check;
 
-import io.fencegate.client.FencegateClient;
 import io.fencegate.client.ReadOutcome;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -16,22 +15,10 @@ import java.util.concurrent.TimeUnit;
 public final class Runner {
     private Runner() {}
 
-    public static List<FencegateClient> clients(List<URI> gateways, String apiKey, Duration timeout) {
-        List<FencegateClient> out = new ArrayList<>();
-        for (URI uri : gateways) {
-            FencegateClient.Builder b = FencegateClient.builder(uri).timeout(timeout);
-            if (apiKey != null && !apiKey.isBlank()) {
-                b.apiKey(apiKey);
-            }
-            out.add(b.build());
-        }
-        return out;
-    }
-
     /** Runs the clients until {@code options.seconds()} have passed and they have stopped. */
     public static History run(RunOptions options) throws InterruptedException, SQLException {
-        History history = new History();
-        List<FencegateClient> gateways = clients(options.gateways(), options.apiKey(), Duration.ofSeconds(5));
+        History history = new History().describe(options.workload().label(), options.control().label());
+        Gateways gateways = new Gateways(options.gateways(), options.apiKey(), Duration.ofSeconds(5));
         long deadlineUs = Clock.nowUs() + options.seconds() * 1_000_000L;
         List<Thread> threads = new ArrayList<>();
         List<BypassWriter> bypasses = new ArrayList<>();
@@ -63,7 +50,7 @@ public final class Runner {
 
     /** Plain reads of every item the history wrote, recorded as {@code final} operations. */
     public static void finalReads(History history, List<URI> gateways, String apiKey, String store) {
-        FencegateClient gw = clients(gateways, apiKey, Duration.ofSeconds(10)).get(0);
+        Gateways all = new Gateways(gateways, apiKey, Duration.ofSeconds(10));
         Set<String> keys = new TreeSet<>();
         for (Op op : history.ops()) {
             if (op.is(Op.WRITE)) {
@@ -72,14 +59,15 @@ public final class Runner {
         }
         for (String key : keys) {
             for (int attempt = 0; attempt < 30; attempt++) { // the deployment may still be recovering from a fault
+                Gateways.Gateway gw = all.get(attempt % all.size());
                 long t0 = Clock.nowUs();
                 try {
-                    ReadOutcome read = gw.get(store, key);
+                    ReadOutcome read = gw.client().get(store, key);
                     String value = read instanceof ReadOutcome.Value v ? new String(v.bytes(), StandardCharsets.UTF_8) : null;
-                    history.add(new Op(-1, Op.FINAL, key, 0, value, 0, t0, Clock.nowUs(), Outcome.OK, ""));
+                    history.add(new Op(-1, Op.FINAL, key, 0, value, 0, t0, Clock.nowUs(), Outcome.OK, "", gw.url()));
                     break;
                 } catch (RuntimeException e) {
-                    history.add(new Op(-1, Op.FINAL, key, 0, null, 0, t0, Clock.nowUs(), Outcome.UNKNOWN, ClientLoop.describe(e)));
+                    history.add(new Op(-1, Op.FINAL, key, 0, null, 0, t0, Clock.nowUs(), Outcome.UNKNOWN, ClientLoop.describe(e), gw.url()));
                     sleep(1000);
                 }
             }

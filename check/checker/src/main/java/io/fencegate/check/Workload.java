@@ -1,21 +1,53 @@
 package io.fencegate.check;
 
+import java.util.List;
 import java.util.Map;
 
-/** What the clients do; each has its own checker. */
-public enum Workload {
+/**
+ * What the clients do and how their history is judged, side by side (as Elle keeps a workload's
+ * generator beside its checker): {@link #step} is one client's next operations, {@link #check} the
+ * properties its operations on one key must have.
+ */
+public sealed interface Workload permits ReadModifyWrite, MutexWorkload {
     /** lease, fenced read, think or pause, write n+1, release. */
-    COUNTER,
+    Workload COUNTER = new CounterWorkload();
     /** Jepsen's lock-set: lease, fenced read of a set, pause, write the set plus this client's element. */
-    LOCK_SET,
+    Workload LOCK_SET = new LockSetWorkload();
     /** lease, hold, release: the grant history against a mutex with fences. */
-    MUTEX;
+    Workload MUTEX = new MutexWorkload();
 
-    public static Workload parse(String s) {
-        return OptionEnums.parse(Workload.class, "--workload", s, Map.of("lockset", LOCK_SET, "set", LOCK_SET, "fenced-mutex", MUTEX));
+    static List<Workload> values() {
+        return List.of(COUNTER, LOCK_SET, MUTEX);
     }
 
-    public String label() {
-        return OptionEnums.label(this);
+    static Workload parse(String s) {
+        return OptionEnums.parse("--workload", s, values(), Workload::label,
+                Map.of("lockset", LOCK_SET, "set", LOCK_SET, "fenced-mutex", MUTEX));
+    }
+
+    /** Its name on the command line and in files. */
+    String label();
+
+    /** The operation a run is counted and judged by: {@link Op#WRITE}, or {@link Op#ACQUIRE} for the mutex. */
+    String counted();
+
+    /** What "ops" and "fail" count in its tables, in words. */
+    String countedInWords();
+
+    /** Whether its clients read and write items (what the broken-client controls break). */
+    boolean writesItems();
+
+    /** One client's next step: its calls, each recorded in the client's history. */
+    void step(ClientLoop client, Gateways.Gateway gateway) throws InterruptedException;
+
+    /**
+     * Judges the operations on one key (in invoke order) and adds what breaks a property to {@code out}.
+     *
+     * @return how many overlapping leases a lease-ending fault excused
+     */
+    int check(String key, List<Op> ops, List<Fault> faults, List<Violation> out);
+
+    default boolean counts(Op op) {
+        return op.is(counted());
     }
 }

@@ -11,7 +11,7 @@ class CheckerTest {
     private final List<Op> ops = new ArrayList<>();
 
     private Op op(int client, String f, String key, long token, String value, long prior, long invoke, long complete, Outcome outcome) {
-        Op op = new Op(client, f, key, token, value, prior, invoke, complete, outcome, "");
+        Op op = new Op(client, f, key, token, value, prior, invoke, complete, outcome, "", "http://127.0.0.1:8080/");
         ops.add(op);
         return op;
     }

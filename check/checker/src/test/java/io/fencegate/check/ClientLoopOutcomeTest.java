@@ -24,4 +24,12 @@ class ClientLoopOutcomeTest {
         assertThat(ClientLoop.failure(new UncheckedIOException(new HttpTimeoutException("request timed out")))).isEqualTo(Outcome.UNKNOWN);
         assertThat(ClientLoop.failure(new UncheckedIOException(new IOException("Connection reset")))).isEqualTo(Outcome.UNKNOWN);
     }
+
+    @Test
+    void onlyABrokenLinkDropsAGatewaysConnections() {
+        assertThat(ClientLoop.linkBroken(new UncheckedIOException(new ConnectException("Connection refused")))).isTrue();
+        assertThat(ClientLoop.linkBroken(new UncheckedIOException(new IOException("Connection reset")))).isTrue();
+        assertThat(ClientLoop.linkBroken(new UncheckedIOException(new HttpTimeoutException("request timed out")))).isFalse();
+        assertThat(ClientLoop.linkBroken(new FencegateException(503, "urn:fencegate:problem:unavailable", "", ""))).isFalse();
+    }
 }

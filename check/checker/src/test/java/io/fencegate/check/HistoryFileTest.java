@@ -1,0 +1,70 @@
+package io.fencegate.check;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Saved histories and summaries read back: what a run wrote judges the same later, old files still load. */
+class HistoryFileTest {
+
+    @Test
+    void historyWrittenBeforeOperationsNamedTheirGatewayStillLoads(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("history.json");
+        Files.writeString(file, """
+                {"ops":[{"client":1,"f":"acquire","key":"m","token":5,"value":"1000","prior":0,"invokeUs":0,
+                         "completeUs":1000,"outcome":"OK","note":""}],
+                 "faults":[{"kind":"redis-flushall","startUs":10,"endUs":20,"detail":""}]}
+                """);
+        History.Data data = History.read(file);
+        assertThat(data.workload()).isNull();
+        assertThat(data.ops()).singleElement().satisfies(op -> {
+            assertThat(op.gateway()).isNull();
+            assertThat(op.token()).isEqualTo(5);
+        });
+        // a fault without its facts ends no lease: such a file is judged as if no fault ended one
+        assertThat(data.faults()).singleElement().satisfies(f -> assertThat(f.endsLeases()).isFalse());
+    }
+
+    @Test
+    void historyNamesItsWorkloadAndControl(@TempDir Path dir) throws Exception {
+        History h = new History().describe("lock-set", "plain-reads");
+        h.add(new Op(1, Op.WRITE, "s", 5, "c1-1", 0, 10, 20, Outcome.OK, "", "http://127.0.0.1:18081/"));
+        h.write(dir.resolve("h.json"));
+        History merged = new History();
+        merged.addAll(History.read(dir.resolve("h.json")));
+        assertThat(merged.workload()).isEqualTo("lock-set");
+        assertThat(merged.control()).isEqualTo("plain-reads");
+        assertThat(merged.ops()).singleElement().extracting(Op::gateway).isEqualTo("http://127.0.0.1:18081/");
+    }
+
+    @Test
+    void summaryJsonReadsBackAsTheSummaryItWas(@TempDir Path dir) throws Exception {
+        History h = new History().describe("mutex", "none");
+        h.add(new Op(1, Op.ACQUIRE, "m", 5, "1000", 0, 0, 1_000, Outcome.OK, "", "http://127.0.0.1:18081/"));
+        h.add(new Op(1, Op.RELEASE, "m", 5, null, 0, 5_000, 6_000, Outcome.FAIL, "410 gone", "http://127.0.0.1:18081/"));
+        h.addFault(new Fault("gateway-kill", 0, 2_000, "", "http://127.0.0.1:18081/", true));
+        Verdict v = Checker.check(Workload.MUTEX, h.ops(), h.faults());
+        Report.Summary s = Report.summarize(v, Control.NONE, h.ops(), h.faults());
+        Report.write(dir, h, s);
+        Report.Summary read = History.JSON.readValue(dir.resolve("summary.json").toFile(), Report.Summary.class);
+        assertThat(read).isEqualTo(s);
+        assertThat(read.releasesGone()).isEqualTo(1);
+        assertThat(read.windows()).singleElement().satisfies(w -> assertThat(w.ops()).isEqualTo(1));
+        assertThat(Files.readString(dir.resolve("timeline.html"))).contains("gateway-kill on http://127.0.0.1:18081/: 1 ops, 0 unknown");
+    }
+
+    @Test
+    void summaryWrittenBeforeWindowsWereCountedStillLoads() throws Exception {
+        String old = """
+                {"workload":"counter","control":"none","exitCode":0,"verdict":"VALID: 0 violations","ops":1,"ok":1,"fail":0,
+                 "unknown":0,"violationCount":0,"excusedOverlaps":0,"keys":[],"faults":[],"violations":[]}
+                """;
+        Report.Summary s = History.JSON.readValue(old, Report.Summary.class);
+        assertThat(s.ok()).isEqualTo(1);
+        assertThat(s.windows()).isEmpty();
+        assertThat(Report.tables(s)).contains("VALID: 0 violations");
+    }
+}
