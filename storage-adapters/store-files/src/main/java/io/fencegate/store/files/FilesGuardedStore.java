@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * check-and-replace serialised across threads and processes ({@link ItemLocks}). Keys map to paths
  * that cannot leave the root ({@link KeyPaths}); a symbolic link met on the way is refused.
  *
- * <p>A directory belongs to one store name ({@link StoreMarker}): another name is refused at open.
+ * <p>A directory belongs to one store name ({@link StoreMarker}): another name is refused at open,
+ * and so is a directory inside another store's or holding another store's ({@link NestedStores}).
  *
  * <p>The root must exist: a missing root is an unmounted or lost volume, reported as
  * {@link StoreUnavailableException}, never silently recreated as an empty store. File I/O runs on
@@ -76,7 +77,9 @@ public final class FilesGuardedStore implements GuardedStore {
         }
         try {
             StoreMarker.claim(store.root, options.name());
-            AtomicFiles.removeStaleTemporaries(store.root);
+            Path real = store.root.toRealPath();
+            NestedStores.refuseInsideAnother(real, options.name());
+            AtomicFiles.removeStaleTemporaries(real, dir -> NestedStores.refuseAroundAnother(real, options.name(), dir));
             return store;
         } catch (IOException e) {
             store.close();
