@@ -49,7 +49,8 @@ final class NestedStores {
 
     private static String owner(Path dir) {
         try {
-            return new String(Files.readAllBytes(dir.resolve(StoreMarker.FILE)), StandardCharsets.UTF_8).strip();
+            return new String(Files.readAllBytes(dir.resolve(StoreMarker.FILE)), StandardCharsets.UTF_8)
+                    .strip().lines().findFirst().orElse("");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the store marker in " + dir, e);
         }
