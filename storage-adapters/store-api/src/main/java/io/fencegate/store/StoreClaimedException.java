@@ -12,8 +12,13 @@ public final class StoreClaimedException extends IllegalStateException {
     private final String owner;
 
     public StoreClaimedException(String store, String owner, String where) {
-        super("store '" + store + "' cannot use " + where + ": it already belongs to store '" + owner
+        this(store, owner, where, "it already belongs to store '" + owner
                 + "' (one store per database/schema/directory; give '" + store + "' its own schema, database or directory)");
+    }
+
+    /** {@code store 'S' cannot use WHERE: WHY}, for a claim refused for another reason than the owner's name. */
+    public StoreClaimedException(String store, String owner, String where, String why) {
+        super("store '" + store + "' cannot use " + where + ": " + why);
         this.store = store;
         this.owner = owner;
     }

@@ -5,6 +5,7 @@ import io.fencegate.gateway.issuer.IssuerConfig;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.StoreClaimedException;
+import io.fencegate.store.spi.ExclusivePath;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.StoreContext;
@@ -78,13 +79,17 @@ public final class Backends implements AutoCloseable {
     }
 
     /**
-     * Validates, then opens the issuer and every store; on a failure closes what was opened.
+     * Validates, claims every piece of exclusive local state ({@link #exclusivePaths}), then opens
+     * the issuer and every store; on a failure closes what was opened. The claims come first and
+     * are released last: a second gateway on the same data fails before it opens anything (an
+     * embedded ZooKeeper started on a live data directory writes its own snapshot and log there).
      * Reactive stores run on {@code vertx}, which the caller owns and closes after {@link #close()}.
      */
     public static Backends open(GatewayConfig config, Vertx vertx) throws Exception {
         validate(config);
         StoreProviders providers = StoreProviders.discover();
         List<AutoCloseable> owned = new ArrayList<>();
+        owned.add(LocalClaims.claim(exclusivePaths(config)));
         try {
             IssuerConfig.Opened issuer;
             try {
@@ -104,6 +109,20 @@ public final class Backends implements AutoCloseable {
             closeAll(owned, e);
             throw e;
         }
+    }
+
+    /** The gateway's own local state first, then the issuer's, then each store's, keys placed in the config. */
+    private static List<LocalClaims.Wanted> exclusivePaths(GatewayConfig config) {
+        List<LocalClaims.Wanted> wanted = new ArrayList<>();
+        config.localState().forEach(p -> wanted.add(new LocalClaims.Wanted(p.key(), p)));
+        config.issuer().exclusivePaths().forEach(p -> wanted.add(new LocalClaims.Wanted(at("issuer", p), p)));
+        config.stores().forEach((name, settings) -> settings.exclusivePaths()
+                .forEach(p -> wanted.add(new LocalClaims.Wanted(at("stores." + name, p), p))));
+        return wanted;
+    }
+
+    private static String at(String section, ExclusivePath p) {
+        return p.key() == null ? section : section + "." + p.key();
     }
 
     private static <S extends StoreSettings> StoreBinding openStore(

@@ -5,11 +5,11 @@ import io.fencegate.gateway.issuer.EmbeddedZooKeeperIssuerConfig;
 import io.fencegate.gateway.issuer.IssuerConfig;
 import io.fencegate.gateway.store.JdbcStoreSettings;
 import io.fencegate.store.files.provider.FilesStoreSettings;
+import io.fencegate.store.spi.ExclusivePath;
 import io.fencegate.store.spi.StoreSettings;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -19,17 +19,19 @@ public final class Defaults {
 
     /**
      * {@code fencegate serve} without a config: an in-process ZooKeeper, an H2 store {@code main}
-     * and a files store {@code files}, all under {@code data}; loopback, no auth.
+     * and a files store {@code files}, all under {@code data}; loopback, no auth. Nothing is
+     * created here: the data directory is claimed whole first (one gateway per data directory,
+     * see {@link Backends#open}), and only then are its {@code files/}, {@code h2/} and
+     * {@code zookeeper/} made.
      */
-    public static GatewayConfig embedded(Path data) throws IOException {
+    public static GatewayConfig embedded(Path data) {
         Path root = data.toAbsolutePath().normalize();
-        Path files = Files.createDirectories(root.resolve("files"));
-        Files.createDirectories(root.resolve("h2"));
         Map<String, StoreSettings> stores = new LinkedHashMap<>();
         stores.put("main", JdbcStoreSettings.of("jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", ""));
-        stores.put("files", new FilesStoreSettings(files.toString(), "strict", null));
+        stores.put("files", new FilesStoreSettings(root.resolve("files").toString(), "strict", null));
         IssuerConfig issuer = new EmbeddedZooKeeperIssuerConfig(root.resolve("zookeeper").toString());
-        return new GatewayConfig(null, null, null, issuer, stores);
+        ExclusivePath dataDir = ExclusivePath.directory(null, "data directory", root, "files");
+        return new GatewayConfig(null, null, null, issuer, stores, null, List.of(dataDir));
     }
 
     /** The HTTP options a config asks for (validated when the gateway starts). */

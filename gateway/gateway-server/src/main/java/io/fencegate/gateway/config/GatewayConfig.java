@@ -2,8 +2,10 @@ package io.fencegate.gateway.config;
 
 import io.fencegate.gateway.auth.AuthConfig;
 import io.fencegate.gateway.issuer.IssuerConfig;
+import io.fencegate.store.spi.ExclusivePath;
 import io.fencegate.store.spi.StoreSettings;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -13,10 +15,12 @@ import java.util.Map;
  * @param issuer the issuer's own record, chosen by its {@code type} ({@link IssuerConfig})
  * @param stores each store's settings, the record of the provider its {@code type} names
  *               ({@link StoreProviders}), in config order
+ * @param localState exclusive local state of the gateway itself, beyond its backends' own (the
+ *               embedded default's data directory); never a key of {@code fencegate.yaml}
  */
 public record GatewayConfig(
         Server server, Limits limits, AuthConfig auth, IssuerConfig issuer, Map<String, StoreSettings> stores,
-        Leases leases) {
+        Leases leases, List<ExclusivePath> localState) {
 
     public GatewayConfig {
         server = server == null ? new Server(null, null, null, null, null) : server;
@@ -24,12 +28,19 @@ public record GatewayConfig(
         auth = auth == null ? AuthConfig.NONE : auth;
         stores = stores == null ? Map.of() : new LinkedHashMap<>(stores);
         leases = leases == null ? new Leases(null) : leases;
+        localState = localState == null ? List.of() : List.copyOf(localState);
+    }
+
+    /** A configuration file's sections: no local state beyond the backends'. */
+    public GatewayConfig(Server server, Limits limits, AuthConfig auth, IssuerConfig issuer,
+            Map<String, StoreSettings> stores, Leases leases) {
+        this(server, limits, auth, issuer, stores, leases, null);
     }
 
     /** The sections before {@code leases} existed. */
     public GatewayConfig(Server server, Limits limits, AuthConfig auth, IssuerConfig issuer,
             Map<String, StoreSettings> stores) {
-        this(server, limits, auth, issuer, stores, null);
+        this(server, limits, auth, issuer, stores, null, null);
     }
 
     /**

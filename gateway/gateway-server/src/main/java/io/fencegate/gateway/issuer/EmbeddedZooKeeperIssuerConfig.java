@@ -1,7 +1,9 @@
 package io.fencegate.gateway.issuer;
 
+import io.fencegate.store.spi.ExclusivePath;
 import io.fencegate.store.spi.Settings;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -22,6 +24,15 @@ public record EmbeddedZooKeeperIssuerConfig(
     public void validate() {
         Settings.required("dataDir", dataDir);
         on(null).checkOptions();
+    }
+
+    /**
+     * The data directory: two servers on one would each write snapshots and logs over the other's,
+     * and a restart would then read a history that skips acknowledged transactions (tokens go back).
+     */
+    @Override
+    public List<ExclusivePath> exclusivePaths() {
+        return List.of(ExclusivePath.directory("dataDir", "ZooKeeper data directory", Path.of(dataDir)));
     }
 
     @Override

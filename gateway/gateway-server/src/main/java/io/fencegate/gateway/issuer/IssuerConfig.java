@@ -1,7 +1,9 @@
 package io.fencegate.gateway.issuer;
 
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.store.spi.ExclusivePath;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -29,6 +31,14 @@ public sealed interface IssuerConfig permits ZooKeeperIssuerConfig, EmbeddedZooK
      * @throws io.fencegate.store.spi.InvalidSettingException naming the key, relative to {@code issuer}
      */
     void validate();
+
+    /**
+     * Local state this issuer needs to itself (an embedded server's data), claimed before anything
+     * opens; none by default. A Redis issuer's mark file is shared, not claimed: its raises lock it.
+     */
+    default List<ExclusivePath> exclusivePaths() {
+        return List.of();
+    }
 
     /**
      * Opens the issuer (validated before). What it opens besides the issuer (an embedded server,

@@ -1,8 +1,10 @@
 package io.fencegate.gateway.store;
 
+import io.fencegate.store.spi.ExclusivePath;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.Settings;
 import io.fencegate.store.spi.StoreSettings;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,6 +22,15 @@ public record JdbcStoreSettings(
     /** A strict store on {@code url}, defaults for the rest. */
     public static JdbcStoreSettings of(String url, String user, String password) {
         return new JdbcStoreSettings(url, user, password, null, null, "strict", null, Map.of());
+    }
+
+    /**
+     * An H2 file database opened in this process: H2's own file lock would refuse a second
+     * gateway only once it opens the store, after its issuer has already started.
+     */
+    @Override
+    public List<ExclusivePath> exclusivePaths() {
+        return H2Files.localDatabase(url).map(p -> ExclusivePath.file("url", "H2 database", p)).stream().toList();
     }
 
     @Override

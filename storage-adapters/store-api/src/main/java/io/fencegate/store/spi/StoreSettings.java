@@ -1,5 +1,6 @@
 package io.fencegate.store.spi;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,6 +18,15 @@ public interface StoreSettings {
     /** Named SQL statements (name to SQL with {@code :param} placeholders); only SQL stores have them. */
     default Map<String, String> statements() {
         return Map.of();
+    }
+
+    /**
+     * Local state this store needs to itself (an embedded database's file), which the server
+     * claims before it opens anything; none by default. State several processes may share (a
+     * database server, a files store's directory) is not listed.
+     */
+    default List<ExclusivePath> exclusivePaths() {
+        return List.of();
     }
 
     /**

@@ -16,6 +16,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 /**
  * Crash-atomic file replacement: write a temporary file beside the target, fsync it, rename it
@@ -74,14 +75,23 @@ public final class AtomicFiles {
     }
 
     /**
-     * Deletes temporaries left by crashed writers (older than a minute). Another process may be
-     * writing into the same root meanwhile: an entry that vanishes during the walk (a live
-     * writer's temporary, renamed into place) is skipped, not an error, or opening a store would
-     * fail whenever another process writes.
+     * Deletes temporaries left by crashed writers (older than a minute), and shows every directory
+     * below {@code root} to {@code eachDirectory} (which may throw to stop the walk): opening a
+     * store walks its tree once, for both. Another process may be writing into the same root
+     * meanwhile: an entry that vanishes during the walk (a live writer's temporary, renamed into
+     * place) is skipped, not an error, or opening a store would fail whenever another process writes.
      */
-    static void removeStaleTemporaries(Path root) throws IOException {
+    static void removeStaleTemporaries(Path root, Consumer<Path> eachDirectory) throws IOException {
         FileTime cutoff = FileTime.from(Instant.now().minus(ORPHAN_AGE));
         Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+                if (!dir.equals(root)) {
+                    eachDirectory.accept(dir);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
                 if (file.getFileName().toString().startsWith(TEMP_PREFIX)

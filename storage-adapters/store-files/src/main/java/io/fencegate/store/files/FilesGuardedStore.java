@@ -29,7 +29,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * check-and-replace serialised across threads and processes ({@link ItemLocks}). Keys map to paths
  * that cannot leave the root ({@link KeyPaths}); a symbolic link met on the way is refused.
  *
- * <p>A directory belongs to one store name ({@link StoreMarker}): another name is refused at open.
+ * <p>A directory belongs to one store name ({@link StoreMarker}): another name is refused at open,
+ * and so is a directory inside another store's or holding another store's ({@link NestedStores}).
+ * On a case-insensitive file system item files are named so that letter case never tells two
+ * apart ({@link NameCase}).
  *
  * <p>The root must exist: a missing root is an unmounted or lost volume, reported as
  * {@link StoreUnavailableException}, never silently recreated as an empty store. File I/O runs on
@@ -43,10 +46,12 @@ public final class FilesGuardedStore implements GuardedStore {
     private final GuardRule rule;
     private final ItemLocks locks;
     private final ExecutorService io;
+    private final NameCase names;
 
-    private FilesGuardedStore(Path root, FilesStoreOptions options) throws IOException {
+    private FilesGuardedStore(Path root, FilesStoreOptions options, NameCase names) throws IOException {
         this.root = root;
         this.options = options;
+        this.names = names;
         this.rule = options.rule();
         this.locks = new ItemLocks(root);
         this.io = Executors.newFixedThreadPool(options.threads(),
@@ -70,13 +75,15 @@ public final class FilesGuardedStore implements GuardedStore {
         Path root = options.root();
         FilesGuardedStore store;
         try {
-            store = new FilesGuardedStore(root.toAbsolutePath().normalize(), options);
+            Path absolute = root.toAbsolutePath().normalize();
+            store = new FilesGuardedStore(absolute, options, StoreMarker.claim(absolute, options.name()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open files store on " + root, e);
         }
         try {
-            StoreMarker.claim(store.root, options.name());
-            AtomicFiles.removeStaleTemporaries(store.root);
+            Path real = store.root.toRealPath();
+            NestedStores.refuseInsideAnother(real, options.name());
+            AtomicFiles.removeStaleTemporaries(real, dir -> NestedStores.refuseAroundAnother(real, options.name(), dir));
             return store;
         } catch (IOException e) {
             store.close();
@@ -135,7 +142,7 @@ public final class FilesGuardedStore implements GuardedStore {
 
     /** The item file, refusing a path that runs through a symbolic link. */
     private Path pathOf(String key) throws IOException {
-        Path file = KeyPaths.itemFile(root, key);
+        Path file = KeyPaths.itemFile(root, key, names);
         for (Path p = file; !p.equals(root); p = p.getParent()) {
             if (Files.isSymbolicLink(p)) {
                 throw new IllegalArgumentException("key '" + key + "' resolves through a symbolic link: refused");

@@ -20,22 +20,32 @@ final class KeyPaths {
 
     private KeyPaths() {}
 
-    /** The item file of {@code key}, which {@code StoreLimits.checkKey} has accepted. */
+    /** The item file of {@code key}, which {@code StoreLimits.checkKey} has accepted, {@link NameCase#PLAIN}. */
     static Path itemFile(Path root, String key) {
+        return itemFile(root, key, NameCase.PLAIN);
+    }
+
+    /**
+     * The item file of {@code key} named as {@code names} says: {@link NameCase#FOLDED} encodes
+     * capital letters too, so names hold lower-case letters only outside {@code %XX} (whose hex
+     * digits are always capitals) and no two keys' names differ in case alone.
+     */
+    static Path itemFile(Path root, String key, NameCase names) {
+        boolean folded = names == NameCase.FOLDED;
         String[] segments = key.split("/", -1);
         Path p = root;
         for (int i = 0; i < segments.length - 1; i++) {
-            p = p.resolve(name(segments[i]));
+            p = p.resolve(name(segments[i], folded));
         }
-        return p.resolve(name(segments[segments.length - 1]) + ITEM_SUFFIX);
+        return p.resolve(name(segments[segments.length - 1], folded) + ITEM_SUFFIX);
     }
 
-    private static String name(String segment) {
+    private static String name(String segment, boolean folded) {
         byte[] bytes = segment.getBytes(StandardCharsets.UTF_8);
         StringBuilder out = new StringBuilder(bytes.length + 8);
         for (byte b : bytes) {
             int c = b & 0xFF;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+            if ((c >= 'a' && c <= 'z') || (!folded && c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
                 out.append((char) c);
             } else {
                 out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);

@@ -28,15 +28,19 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
     private TempRoot root;
+    /** Where the tests of other stores put theirs: never inside the contract store's root (stores must not nest). */
+    private TempRoot others;
 
     @BeforeAll
     void createRoot() throws Exception {
         root = new TempRoot("files-contract");
+        others = new TempRoot("files-others");
     }
 
     @AfterAll
     void deleteRoot() throws Exception {
         root.close();
+        others.close();
     }
 
     @Override
@@ -74,8 +78,8 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
     @Override
     protected OutageHarness outageHarness() {
         return OutageHarness.custom(rule -> {
-            Path volume = Files.createDirectories(root.path.resolve("outage-volume"));
-            Path mount = Files.createSymbolicLink(root.path.resolve("outage-mount"), volume);
+            Path volume = Files.createDirectories(others.path.resolve("outage-volume"));
+            Path mount = Files.createSymbolicLink(others.path.resolve("outage-mount"), volume);
             GuardedStore viaMount = FilesGuardedStore.open(mount, rule);
             GuardedStore witness = FilesGuardedStore.open(volume, rule);
             return new OutageHarness.Outage() {
@@ -156,7 +160,7 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
 
     @Test
     void aMissingRootIsAnOutageNotAnEmptyStore() throws Exception {
-        Path gone = Files.createDirectories(root.path.resolve("vanishing"));
+        Path gone = Files.createDirectories(others.path.resolve("vanishing"));
         GuardedStore store = closeAfter(FilesGuardedStore.open(gone, GuardRule.STRICT));
         Files.delete(gone.resolve(StoreMarker.FILE));
         Files.delete(gone);
@@ -171,7 +175,7 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
     /** The owner marker lives beside the items but no key reaches it: '.' is encoded, item files end in .fgi. */
     @Test
     void theStoreMarkerIsNeverAnItem() throws Exception {
-        Path dir = Files.createDirectories(root.path.resolve("marked"));
+        Path dir = Files.createDirectories(others.path.resolve("marked"));
         GuardedStore store = closeAfter(FilesGuardedStore.open(new FilesStoreOptions().root(dir).name("marked")));
         assertThat(Files.readString(dir.resolve(StoreMarker.FILE)).strip()).isEqualTo("marked");
         assertThat(await(store.read(StoreMarker.FILE))).isEqualTo(new Missing(0, 0));
@@ -186,7 +190,7 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
     /** README's files snippet, as written there but for the directory. */
     @Test
     void readmeFilesSnippetOpensANamedStrictStore() throws Exception {
-        Path reportsDir = Files.createDirectories(root.path.resolve("reports"));
+        Path reportsDir = Files.createDirectories(others.path.resolve("reports"));
         GuardedStore reports = closeAfter(FilesGuardedStore.open(new FilesStoreOptions()
                 .root(reportsDir).name("reports").rule(GuardRule.STRICT)));
         assertThat(reports.rule()).isEqualTo(GuardRule.STRICT);

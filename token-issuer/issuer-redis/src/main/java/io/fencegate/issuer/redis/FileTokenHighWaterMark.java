@@ -23,27 +23,50 @@ import java.util.function.LongFunction;
  * <p>Writes go to a temp file that is fsync'd, renamed over the mark atomically, and the directory
  * fsync'd: a crash leaves the old mark or the new one, never a torn one. Raises are serialised by a
  * lock on a sibling {@code .lock} file (other processes) plus a JVM-wide lock per path (a
- * {@link FileLock} is held per JVM, so two instances in one process must not overlap on it). A
- * file that exists but cannot be parsed is refused, never read as 0.
+ * {@link FileLock} is held per JVM, so two instances in one process must not overlap on it), so
+ * gateways on one host may share one mark file: the ranges they reserve never overlap. A file that
+ * exists but cannot be parsed is refused, never read as 0.
+ *
+ * <p>The mark is its real path: a name given through symbolic links is followed to the file it
+ * names (made later if missing), and that file is locked, read and replaced; the links stay
+ * links. Otherwise two names of one mark would take two different locks, and the first raise
+ * through a link would rename a new file over the link itself, splitting the mark in two. A mark
+ * with a second hard link is refused for the same reason: a rename replaces one name only.
  */
 public final class FileTokenHighWaterMark implements TokenHighWaterMark {
 
     private static final String HEADER = "fencegate-token-high-water-mark v1";
     private static final Map<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
+    private static final int MAX_LINKS = 40;
 
     private final Path file;
     private final Path lockFile;
     private final ReentrantLock jvmLock;
 
     public FileTokenHighWaterMark(Path file) {
-        this.file = file.toAbsolutePath().normalize();
+        try {
+            this.file = realPath(file.toAbsolutePath());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the directory of the token high-water mark " + file, e);
+        }
         this.lockFile = this.file.resolveSibling(this.file.getFileName() + ".lock");
         this.jvmLock = JVM_LOCKS.computeIfAbsent(this.file, p -> new ReentrantLock());
-        try {
-            Files.createDirectories(this.file.getParent());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the directory of the token high-water mark " + this.file, e);
+    }
+
+    /**
+     * The file {@code name} stands for: symbolic links followed, also a dangling one (its target
+     * is the mark the first raise creates), the directory made if missing and named by its real path.
+     */
+    private static Path realPath(Path name) throws IOException {
+        Path p = name;
+        for (int hops = 0; hops < MAX_LINKS; hops++) {
+            if (!Files.isSymbolicLink(p)) {
+                Files.createDirectories(p.getParent());
+                return p.getParent().toRealPath().resolve(p.getFileName());
+            }
+            p = p.getParent().toRealPath().resolve(Files.readSymbolicLink(p));
         }
+        throw new IOException("more than " + MAX_LINKS + " symbolic links from " + name);
     }
 
     public Path file() {
@@ -90,6 +113,7 @@ public final class FileTokenHighWaterMark implements TokenHighWaterMark {
         if (!Files.exists(file)) {
             return 0;
         }
+        refuseHardLinks();
         String[] lines = Files.readString(file, StandardCharsets.UTF_8).split("\n");
         if (lines.length < 2 || !lines[0].equals(HEADER)) {
             throw new IllegalStateException("token high-water mark " + file + " is not a mark file; refusing to guess");
@@ -102,6 +126,20 @@ public final class FileTokenHighWaterMark implements TokenHighWaterMark {
             return mark;
         } catch (NumberFormatException e) {
             throw new IllegalStateException("token high-water mark " + file + " is corrupt: '" + lines[1] + "'", e);
+        }
+    }
+
+    /** A second name of the file would keep the old mark once a raise renames a new file over this one. */
+    private void refuseHardLinks() throws IOException {
+        Object links;
+        try {
+            links = Files.getAttribute(file, "unix:nlink");
+        } catch (UnsupportedOperationException | IllegalArgumentException notUnix) {
+            return;
+        }
+        if (links instanceof Integer n && n > 1) {
+            throw new IllegalStateException("token high-water mark " + file + " has " + n + " hard links: a raise"
+                    + " replaces one name only, so the others would keep an old mark; keep one name (a symbolic link is fine)");
         }
     }
 

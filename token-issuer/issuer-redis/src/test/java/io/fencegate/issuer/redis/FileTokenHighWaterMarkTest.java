@@ -107,6 +107,80 @@ class FileTokenHighWaterMarkTest {
         assertBlocksDisjoint(ends, block, 180);
     }
 
+    /**
+     * A mark named through a symbolic link is the link's target: one lock, one file, and the link
+     * stays a link (a rename over the link's own name would split the mark in two).
+     */
+    @Test
+    void aMarkNamedThroughASymbolicLinkIsItsTargetAndTheLinkStays() throws Exception {
+        Path real = Files.createDirectories(dir.resolve("real")).resolve("redis.mark");
+        Path link = Files.createSymbolicLink(dir.resolve("redis.mark"), real);
+        FileTokenHighWaterMark viaLink = new FileTokenHighWaterMark(link);
+        FileTokenHighWaterMark direct = new FileTokenHighWaterMark(real);
+        assertThat(viaLink.raise(0, 1000)).isEqualTo(1000);
+        assertThat(direct.read()).as("the target after a raise through the link").isEqualTo(1000);
+        assertThat(direct.raise(0, 1000)).isEqualTo(2000);
+        assertThat(viaLink.read()).isEqualTo(2000);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(viaLink.file()).isEqualTo(real.toRealPath());
+    }
+
+    /** A link made before its target exists (a fresh install) names the target, which the first raise creates. */
+    @Test
+    void aDanglingSymbolicLinkNamesTheMarkItsFirstRaiseCreates() throws Exception {
+        Path real = dir.resolve("real.mark");
+        Path link = Files.createSymbolicLink(dir.resolve("redis.mark"), Path.of("real.mark"));
+        assertThat(new FileTokenHighWaterMark(link).raise(0, 10)).isEqualTo(10);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+        assertThat(new FileTokenHighWaterMark(real).read()).isEqualTo(10);
+    }
+
+    /** A second hard link would keep the old mark when a raise renames a new file over the other name. */
+    @Test
+    void aMarkWithASecondHardLinkIsRefused() throws Exception {
+        Path file = dir.resolve("redis.mark");
+        new FileTokenHighWaterMark(file).raise(0, 10);
+        Files.createLink(dir.resolve("copy.mark"), file);
+        assertThatThrownBy(() -> new FileTokenHighWaterMark(file).raise(0, 10))
+                .hasMessageContaining("hard links");
+    }
+
+    /**
+     * Two processes raise one mark, one through a symbolic link and one through the real path,
+     * while this one reads it: the blocks they reserve never overlap and the mark never goes down.
+     */
+    @Test
+    void raisesThroughALinkAndTheRealPathInTwoProcessesNeverOverlapAndTheMarkNeverGoesDown() throws Exception {
+        Path real = Files.createDirectories(dir.resolve("real")).resolve("shared.mark");
+        Path link = Files.createSymbolicLink(dir.resolve("shared.mark"), real);
+        long block = 10;
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<Process> children = new ArrayList<>();
+        for (Path name : List.of(link, real)) {
+            children.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                    HighWaterMarkRaiser.class.getName(), name.toString(), "100", Long.toString(block))
+                    .redirectError(new File(dir.toFile(), "child-" + children.size() + ".err")).start());
+        }
+        List<Long> marks = new ArrayList<>();
+        FileTokenHighWaterMark reader = new FileTokenHighWaterMark(real);
+        while (children.stream().anyMatch(Process::isAlive) && marks.size() < 100_000) {
+            marks.add(reader.read());
+        }
+        List<Long> ends = new ArrayList<>();
+        for (Process child : children) {
+            String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(child.exitValue()).isZero();
+            out.lines().map(Long::parseLong).forEach(ends::add);
+        }
+        assertBlocksDisjoint(ends, block, 200);
+        for (int i = 1; i < marks.size(); i++) {
+            assertThat(marks.get(i)).as("read %d after %d", i, marks.get(i - 1)).isGreaterThanOrEqualTo(marks.get(i - 1));
+        }
+        assertThat(reader.read()).isEqualTo(200 * block);
+        assertThat(Files.isSymbolicLink(link)).isTrue();
+    }
+
     /** Each raise answered its block's end; blocks (end - block, end] must tile without overlap. */
     private static void assertBlocksDisjoint(List<Long> ends, long block, int count) {
         assertThat(ends).hasSize(count).doesNotHaveDuplicates();

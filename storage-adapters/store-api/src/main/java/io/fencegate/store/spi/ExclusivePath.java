@@ -1,0 +1,39 @@
+package io.fencegate.store.spi;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Local state a backend needs to itself: a directory or a database file that one process at a
+ * time may open (an embedded ZooKeeper's data, an H2 file database). A server claims every
+ * exclusive path of its configuration before it opens anything, and holds the claims until it
+ * stops, so a second server on the same state fails before it has touched it: that state's own
+ * lock (H2's, for one) would come too late, after other backends had already opened theirs.
+ *
+ * @param key            the setting that names the path, relative to its section ({@code dataDir},
+ *                       {@code url}), or null when no setting does
+ * @param what           what the path is, for messages: {@code H2 database}
+ * @param path           the directory, or the file name the backend derives its files from
+ * @param directory      true for a directory, which the claim creates if missing (its lock file
+ *                       goes inside it); false for a file name (its lock file is a sibling)
+ * @param subdirectories directories made inside a claimed directory once the claim holds
+ */
+public record ExclusivePath(String key, String what, Path path, boolean directory, List<String> subdirectories) {
+
+    public ExclusivePath {
+        Objects.requireNonNull(what, "what");
+        Objects.requireNonNull(path, "path");
+        subdirectories = List.copyOf(subdirectories);
+    }
+
+    /** A directory, claimed whole, with the subdirectories to make in it once it is ours. */
+    public static ExclusivePath directory(String key, String what, Path dir, String... subdirectories) {
+        return new ExclusivePath(key, what, dir, true, List.of(subdirectories));
+    }
+
+    /** A file name (a database's base name): claimed through a lock file beside it. */
+    public static ExclusivePath file(String key, String what, Path file) {
+        return new ExclusivePath(key, what, file, false, List.of());
+    }
+}
