@@ -15,6 +15,8 @@ import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One acquire: the queue-and-watch mechanics of Curator's {@code LockInternals}, asynchronous.
@@ -29,6 +31,8 @@ import org.apache.zookeeper.data.Stat;
  * UncontendedGrant}); whatever that cannot settle, it leaves to the queue.
  */
 final class Acquisition {
+
+    private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
     /**
      * Moves only forward, by compare-and-set: WAITING to GRANTING (one grant starts) or DONE (gave
@@ -123,10 +127,15 @@ final class Acquisition {
         });
     }
 
-    /** The lock node's children; none if it does not exist. */
     private CompletableFuture<List<String>> listQueue() {
+        return listQueue(false);
+    }
+
+    /** The lock node's children; none if it does not exist. {@code synced}: as the leader has them. */
+    private CompletableFuture<List<String>> listQueue(boolean synced) {
         String lockPath = parts.nodes().lockPath(lock);
-        return parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath))
+        return (synced ? parts.childrenAfterSync(lockPath)
+                : parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath)))
                 .thenApply(event -> switch (AsyncZk.code(event)) {
                     case OK -> event.getChildren();
                     case NONODE -> List.<String>of();
@@ -187,12 +196,13 @@ final class Acquisition {
     }
 
     /**
-     * The attempt's answer was a refusal or lost: look for our protected id. Found, the transaction
-     * applied (all of it) and our node is queued, maybe first; not found, it did not, and since
-     * ZooKeeper answered, it never will: join the queue as usual.
+     * The attempt's answer was a refusal or lost: look for our protected id, after a sync (see
+     * {@link IssuerParts#childrenAfterSync}: the server that answers may be behind). Found, the
+     * transaction applied (all of it) and our node is queued, maybe first; not found, it did not,
+     * and never will: join the queue as usual.
      */
     private void recover() {
-        listQueue().whenComplete((children, error) -> {
+        listQueue(true).whenComplete((children, error) -> {
             if (error != null) {
                 fail(error);
                 return;
@@ -270,7 +280,7 @@ final class Acquisition {
                         fail(AsyncZk.unexpected("list lock queue", event));
                         return;
                     }
-                    List<String> queue = LockNodes.queue(event.getChildren());
+                    List<String> queue = withoutTwins(LockNodes.queue(event.getChildren()), lockPath);
                     int at = queue.indexOf(LockNodes.nameOf(ourPath));
                     if (at < 0) {
                         fail(new IssuerUnavailableException("lease node of lock " + lock + " vanished while queued (session lost?)"));
@@ -282,6 +292,33 @@ final class Acquisition {
                         watchPredecessor(lockPath + "/" + queue.get(at - 1));
                     }
                 });
+    }
+
+    /**
+     * {@code queue} without other nodes bearing our node's protected id, which are deleted. Why:
+     * when a create's answer is lost, Curator's protected mode looks for the id with a plain
+     * listing, and a server that is behind (the client never saw the create's zxid, so it may
+     * reconnect there) misses the node; Curator then creates a second one. The first, applied,
+     * belongs to this session, sits ahead of ours, and nobody tracks it: waiting behind it would
+     * block the lock until the session ends. This listing sees it: our create was answered, so the
+     * server has applied every earlier write.
+     */
+    private List<String> withoutTwins(List<String> queue, String lockPath) {
+        String ours = LockNodes.nameOf(ourPath);
+        Optional<String> id = org.apache.curator.framework.imps.ProtectedUtils.extractProtectedId(ours);
+        if (id.isEmpty()) {
+            return queue;
+        }
+        List<String> kept = new java.util.ArrayList<>(queue.size());
+        for (String name : queue) {
+            if (!name.equals(ours) && LockNodes.withProtectedId(List.of(name), id.get()).isPresent()) {
+                log.warn("lock {}: deleting {}, an earlier node of this acquire whose create's answer was lost", lock, name);
+                parts.deleteGuaranteed(lockPath + "/" + name);
+            } else {
+                kept.add(name);
+            }
+        }
+        return kept;
     }
 
     /**
