@@ -424,6 +424,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             wokenWhileInFlight = false;
             String secret = LeaseIdFormat.newSecret();
             long sent = System.currentTimeMillis();
+            long sentNanos = System.nanoTime();
             // Others waiting here were not woken by the last release: a grant marks the lock for them
             // until past this lease's ttl, so its release wakes the next.
             long othersMarkMs = signals.othersWait(lock, wake) ? ttlMs + MAX_BACKOFF_MS : 0;
@@ -431,10 +432,11 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                 if (error != null) {
                     finish(null, mapError(error));
                 } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
-                    // The lease started no earlier than 'sent', so this expiry is never late.
+                    // The lease started no earlier than 'sent', so this expiry is never late, nor is a
+                    // holder's deadline counted from 'sentNanos'.
                     long token = LeaseScripts.asLong(reply.get(1));
                     counter.prefetchIfLow(token, LeaseScripts.asLong(reply.get(2)));
-                    granted(new Lease(lock, LeaseIds.FORMAT.format(lock, secret), token, sent + ttlMs), secret);
+                    granted(new Lease(lock, LeaseIds.FORMAT.format(lock, secret), token, sent + ttlMs, sentNanos), secret);
                 } else {
                     held(LeaseScripts.asLong(reply.get(1)));
                 }

@@ -55,6 +55,11 @@ final class Acquisition {
     private volatile boolean attemptUnresolved;
     /** The expiry that attempt wrote into the lease node. */
     private volatile long writtenExpiresAt;
+    /**
+     * System.nanoTime() taken before the request that wrote our lease node's data (its expiry) was
+     * sent: the one-trip transaction or the queue path's create. A waited grant rewrites the expiry.
+     */
+    private volatile long nodeDataAtNanos;
     /** The head of the queue found a lock-delay mark: a grant without a delay clears it. */
     private volatile boolean markSeen;
     private final String secret = LeaseIdFormat.newSecret();
@@ -144,6 +149,7 @@ final class Acquisition {
     }
 
     private void tryUncontended() {
+        nodeDataAtNanos = System.nanoTime();
         writtenExpiresAt = parts.clock().millis() + ttlMs;
         byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, writtenExpiresAt, lock, lockDelayMs).toBytes();
         attemptUnresolved = true;
@@ -235,6 +241,7 @@ final class Acquisition {
     }
 
     private void create() {
+        nodeDataAtNanos = System.nanoTime();
         byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, parts.clock().millis() + ttlMs, lock, lockDelayMs).toBytes();
         String prefix = parts.nodes().leasePathPrefix(lock);
         // Why PERSISTENT parents (creatingParentsIfNeeded, never ...ContainersIfNeeded): the server
@@ -395,10 +402,14 @@ final class Acquisition {
                             return event.getStat();
                         });
         // In one trip the node's expiry was written in the same transaction: answer that one.
+        // The holder's deadline (on the monotonic clock) counts from when the expiry the node holds
+        // was taken: a waited grant writes a new one from now on; else the node keeps the one its
+        // creating request wrote, which may be earlier than this grant.
+        long startedAtNanos = waited && !inOneTrip ? System.nanoTime() : nodeDataAtNanos;
         long expiresAt = inOneTrip ? writtenExpiresAt : parts.clock().millis() + ttlMs;
         statReady.thenCompose(s -> {
             long token = parts.mode().tokenOf(s, LockNodes.nameOf(ourPath));
-            Lease lease = new Lease(lock, LeaseIds.FORMAT.format(ourPath, secret), token, expiresAt);
+            Lease lease = new Lease(lock, LeaseIds.FORMAT.format(ourPath, secret), token, expiresAt, startedAtNanos);
             CompletableFuture<Void> expirySet = waited ? writeExpiry(expiresAt) : CompletableFuture.completedFuture(null);
             // The grant is durable before the holder learns its token, so wasGranted never says
             // no to a token that was handed out.
