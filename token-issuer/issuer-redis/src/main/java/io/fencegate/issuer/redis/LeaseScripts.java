@@ -30,7 +30,8 @@ final class LeaseScripts {
      * - run_id (INFO server): a Redis that crashes and comes back from an older RDB snapshot, or an
      *   AOF that lost its last second, still has a counter and a ceiling, only older ones. Every
      *   start gets a new run_id, and a snapshot cannot bring back the live one. (master_replid
-     *   alone would not do: a master that had replicas saves it in its RDB and restores it.)
+     *   alone would not do: an RDB file carries the replication id, which a restart that loads it
+     *   may keep, for partial resyncs.)
      * - master_replid (INFO replication): run_id names the process, not its data. A master that
      *   follows another server (REPLICAOF host port) replaces its data with that server's, also
      *   with an older copy of its own (its former replica, detached before the last grants), and
