@@ -66,7 +66,8 @@
  *       most 64) as one script call that runs them in turn, atomically, and answers each on its own;
  *       releases likewise. A lone call goes out at once (no timer). Measured with
  *       {@code RedisPairCost} (its own redis-server): 16 threads on distinct locks made about 0.6
- *       script calls a pair instead of 2, and 14.6 Redis commands a pair instead of 16.
+ *       script calls a pair instead of 2, and about 15 Redis commands a pair instead of 17 (each
+ *       acquire script call includes one {@code INFO replication}).
  *       A batch that fails (timeout, lost connection) fails each of its calls; an element that finds
  *       the counter lost or its block used up is repaired and sent again on its own.</li>
  *   <li>Counters are compared as Lua numbers: exact up to 2^53 tokens.</li>
