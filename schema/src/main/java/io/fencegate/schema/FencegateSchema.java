@@ -20,7 +20,9 @@ public final class FencegateSchema {
 
     /**
      * The width of the key columns ({@code resource} of {@code fencegate_item} and
-     * {@code fencegate_fence}): VARBINARY(2048) on MySQL/MariaDB, VARCHAR(2048) elsewhere. Stores
+     * {@code fencegate_fence}): VARBINARY(2048) on MySQL/MariaDB and H2 (compared as bytes, whatever
+     * collation or IGNORECASE setting the database has), VARCHAR(2048) on PostgreSQL (whose default
+     * collation is always deterministic: text that differs in any byte is unequal). Stores
      * cap their key limit here, in UTF-8 bytes: a key of at most 2048 bytes has at most 2048
      * characters, so it fits every column, and a longer one is refused before it reaches a
      * database that could truncate it (MariaDB's INSERT IGNORE) into another item's key.

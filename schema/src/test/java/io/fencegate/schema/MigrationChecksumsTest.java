@@ -42,7 +42,9 @@ class MigrationChecksumsTest {
 
     @Test
     void h2MigrationsKeepTheirChecksums() {
-        assertThat(resolved(Dialect.H2)).isEqualTo(expected(-99257030));
+        Map<String, Integer> h2 = expected(-99257030);
+        h2.put("6 keys compare as bytes", 1468027368); // H2 only: VARBINARY keys, as MySQL's V1 has
+        assertThat(resolved(Dialect.H2)).isEqualTo(h2);
     }
 
     /** V1 differs per database; V2 to V4 are one file for all. */

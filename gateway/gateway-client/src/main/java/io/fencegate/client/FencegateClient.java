@@ -201,11 +201,14 @@ public final class FencegateClient {
                 .put("lock", lock).put("ttlMs", ttl.toMillis()).put("waitMs", wait.toMillis());
         // The gateway may legitimately hold the request for `wait`: the bound is wait + timeout.
         HttpCall call = HttpCall.of("POST", "v1/leases", timeout.plus(wait)).body("application/json", bytes(body));
+        // Taken just before the request goes out (a retry only makes it earlier than the real send):
+        // the keep-alive's first deadline counts from it.
+        long sentAt = System.nanoTime();
         return new Op<>(call, r -> switch (r.status()) {
             case 201 -> {
                 JsonNode j = json(r);
                 yield Optional.of(new Lease(j.path("lock").asText(lock), j.path("leaseId").asText(),
-                        j.path("token").asLong(), Instant.ofEpochMilli(j.path("expiresAt").asLong())));
+                        j.path("token").asLong(), Instant.ofEpochMilli(j.path("expiresAt").asLong()), sentAt));
             }
             case 423 -> Optional.<Lease>empty();
             default -> throw problem(r);

@@ -20,9 +20,12 @@ import java.util.concurrent.TimeUnit;
  * or whose process was paused, must stop before the gateway hands the lock on, not when it next
  * hears from the gateway. The deadline is the send time of the last confirmed renewal plus the ttl,
  * on the monotonic clock (which keeps running while the process is stopped), so it never falls
- * after the gateway's own expiry. A renewal due after the deadline is not sent: the lease is
- * reported {@link LeaseLoss#EXPIRED} at once. Writes stay fenced either way; this is how the holder
- * learns to stop early.
+ * after the gateway's own expiry. The first deadline counts from the acquire's send time
+ * ({@link Lease#startedAtNanos()}), not from when the keep-alive starts; a lease whose acquire
+ * answered only after that much time (a wait longer than the ttl) is confirmed by one renewal,
+ * waited for, before {@code keepAlive} returns. A renewal due after the deadline is not sent: the
+ * lease is reported {@link LeaseLoss#EXPIRED} at once. Writes stay fenced either way; this is how
+ * the holder learns to stop early.
  */
 public final class LeaseKeepAlive implements AutoCloseable {
     /** One daemon timer for every keep-alive: it only schedules; renewals are asynchronous requests. */
@@ -52,15 +55,46 @@ public final class LeaseKeepAlive implements AutoCloseable {
             throw new IllegalArgumentException("ttl must be positive, got " + ttl);
         }
         LeaseKeepAlive keepAlive = new LeaseKeepAlive(client, lease, ttl, listener == null ? (l, r) -> {} : listener);
-        // Until the first renewal answers, trust the gateway's expiresAt, but never beyond one ttl from
-        // now; renewing at once replaces this estimate with a deadline on our own clock.
-        long untilExpiry = TimeUnit.MILLISECONDS.toNanos(lease.expiresAt().toEpochMilli() - System.currentTimeMillis());
+        long now = System.nanoTime();
+        long deadline;
+        if (lease.startKnown()) {
+            // The gateway granted the lease no earlier than the acquire was sent.
+            deadline = lease.startedAtNanos() + keepAlive.ttlNanos;
+        } else {
+            // A lease built by hand: trust the gateway's expiresAt, but never beyond one ttl from now.
+            long untilExpiry = TimeUnit.MILLISECONDS.toNanos(lease.expiresAt().toEpochMilli() - System.currentTimeMillis());
+            deadline = now + Math.max(0, Math.min(untilExpiry, keepAlive.ttlNanos));
+        }
         synchronized (keepAlive) {
-            keepAlive.deadlineNanos = System.nanoTime() + Math.max(0, Math.min(untilExpiry, keepAlive.ttlNanos));
-            keepAlive.expiryCheck = TIMER.schedule(keepAlive::checkExpiry, 0, TimeUnit.NANOSECONDS);
-            keepAlive.nextRenewal = TIMER.schedule(keepAlive::renew, 0, TimeUnit.NANOSECONDS);
+            keepAlive.deadlineNanos = deadline;
+        }
+        if (lease.startKnown() && deadline - now <= 0) {
+            // The answer came after the ttl had run out since the acquire's send (a wait longer than
+            // the ttl, or a pause): only a renewal sent now can show the lease is still ours.
+            keepAlive.confirmAtOnce();
+        }
+        synchronized (keepAlive) {
+            if (!keepAlive.lost.isDone()) {
+                keepAlive.expiryCheck = TIMER.schedule(keepAlive::checkExpiry, 0, TimeUnit.NANOSECONDS);
+                if (keepAlive.nextRenewal == null) {
+                    keepAlive.nextRenewal = TIMER.schedule(keepAlive::renew, 0, TimeUnit.NANOSECONDS);
+                }
+            }
         }
         return keepAlive;
+    }
+
+    /** One renewal, waited for: its send time plus the ttl is the deadline if it is confirmed. */
+    private void confirmAtOnce() {
+        long sentAt = System.nanoTime();
+        Optional<Instant> answer = null;
+        Throwable error = null;
+        try {
+            answer = client.renewAsync(lease.leaseId()).join();
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            error = e;
+        }
+        renewed(sentAt, answer, error);
     }
 
     public Lease lease() {

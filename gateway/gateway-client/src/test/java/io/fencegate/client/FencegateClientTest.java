@@ -169,6 +169,65 @@ class FencegateClientTest {
         assertThat(told).hasSize(1);
     }
 
+    /**
+     * The keep-alive's first deadline is the acquire's send time plus the ttl, on the monotonic
+     * clock: not the time keepAlive starts, and not the gateway's expiresAt (whose clock may run
+     * ahead). Here the answer takes 300 ms and the holder starts its keep-alive 200 ms later; the
+     * renewals get no answer.
+     */
+    @Test
+    void keepAlivesFirstDeadlineCountsFromTheAcquiresSendTime() throws Exception {
+        long ttlMs = 800;
+        answers.add(Answer.json(201, "{\"lock\":\"a\",\"leaseId\":\"L-1\",\"token\":3,\"expiresAt\":"
+                + (System.currentTimeMillis() + 60_000) + "}"));
+        answerDelayMs = 300;
+        long sent = System.nanoTime();
+        Lease lease = client.acquire("a", Duration.ofMillis(ttlMs), Duration.ZERO).orElseThrow();
+        answerDelayMs = 0;
+        Thread.sleep(200);
+        List<LeaseLoss> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LeaseKeepAlive keepAlive = client.keepAlive(lease, Duration.ofMillis(ttlMs), (l, reason) -> told.add(reason));
+        Duration remaining = keepAlive.remaining();
+        long after = System.nanoTime();
+        assertThat(after + remaining.toNanos()).as("the deadline, ms after the acquire was sent")
+                .isLessThanOrEqualTo(sent + TimeUnit.MILLISECONDS.toNanos(ttlMs + 50));
+        Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(sent - System.nanoTime()) + ttlMs + 100));
+        assertThat(keepAlive.held()).isFalse();
+        assertThat(told).containsExactly(LeaseLoss.EXPIRED);
+    }
+
+    /** An acquire that answered only after its ttl had run (a long wait): one renewal confirms it first. */
+    @Test
+    void keepAliveOfALeaseAnsweredAfterItsTtlIsConfirmedByARenewalFirst() throws Exception {
+        long ttlMs = 500;
+        answers.add(Answer.json(201, "{\"lock\":\"a\",\"leaseId\":\"L-1\",\"token\":3,\"expiresAt\":5}"));
+        answerDelayMs = 700;
+        Lease lease = client.acquire("a", Duration.ofMillis(ttlMs), Duration.ofSeconds(5)).orElseThrow();
+        answerDelayMs = 0;
+        lastRequest();
+        answers.add(Answer.json(200, "{\"expiresAt\":5}"));
+        long beforeKeepAlive = System.nanoTime();
+        LeaseKeepAlive keepAlive = client.keepAlive(lease, Duration.ofMillis(ttlMs), null);
+        assertThat(lastRequest().rawPath()).isEqualTo("/v1/leases/L-1/renew");
+        assertThat(keepAlive.held()).as("confirmed by the renewal").isTrue();
+        assertThat(System.nanoTime() + keepAlive.remaining().toNanos())
+                .isGreaterThan(beforeKeepAlive + TimeUnit.MILLISECONDS.toNanos(ttlMs) - TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+    /** The same, but the renewal answers 410: the holder is told GONE before keepAlive returns. */
+    @Test
+    void keepAliveOfALeaseAnsweredAfterItsTtlThatIsGoneIsToldAtOnce() throws Exception {
+        answers.add(Answer.json(201, "{\"lock\":\"a\",\"leaseId\":\"L-1\",\"token\":3,\"expiresAt\":5}"));
+        answerDelayMs = 400;
+        Lease lease = client.acquire("a", Duration.ofMillis(300), Duration.ofSeconds(5)).orElseThrow();
+        answerDelayMs = 0;
+        answers.add(Answer.problem(410, "urn:fencegate:problem:lease-gone"));
+        List<LeaseLoss> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LeaseKeepAlive keepAlive = client.keepAlive(lease, Duration.ofMillis(300), (l, reason) -> told.add(reason));
+        assertThat(told).containsExactly(LeaseLoss.GONE);
+        assertThat(keepAlive.held()).isFalse();
+    }
+
     @Test
     void keepAliveRefusesANonPositiveTtlAndSendsNothing() {
         Lease lease = new Lease("a", "L-1", 3, Instant.now().plusSeconds(1));

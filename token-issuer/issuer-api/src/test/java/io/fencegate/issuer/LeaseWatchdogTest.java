@@ -122,9 +122,13 @@ class LeaseWatchdogTest {
     void renewsFailingUntilExpiryTellTheHolderButBriefFailuresDoNot() throws Exception {
         ScriptedIssuer issuer = new ScriptedIssuer(600);
         List<Lease> lost = new CopyOnWriteArrayList<>();
+        List<Long> toldAt = new CopyOnWriteArrayList<>();
         try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer)) {
             Lease lease = issuer.grant();
-            watchdog.keepAlive(lease, Duration.ofMillis(600), lost::add);
+            watchdog.keepAlive(lease, Duration.ofMillis(600), l -> {
+                toldAt.add(System.currentTimeMillis());
+                lost.add(l);
+            });
             Thread.sleep(250);
             issuer.mode.set(ScriptedIssuer.Mode.UNAVAILABLE);
             Thread.sleep(250);
@@ -135,8 +139,108 @@ class LeaseWatchdogTest {
             issuer.mode.set(ScriptedIssuer.Mode.UNAVAILABLE);
             long stoppedRenewingAt = System.currentTimeMillis();
             await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
-            assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(lost.get(0).expiresAt());
+            // told at the deadline (the last confirmed renew's send time + ttl), never after the
+            // issuer's expiry of the lease; 25 ms for the timer thread on a busy machine
+            assertThat(toldAt.get(0)).isLessThanOrEqualTo(lost.get(0).expiresAt() + 25);
             assertThat(lost.get(0).expiresAt()).isGreaterThan(stoppedRenewingAt - 10);
+        }
+    }
+
+    /** A monotonic clock this test can move ahead: a pause, as the holder's process sees it afterwards. */
+    private static final class PausableClock {
+        final java.util.concurrent.atomic.AtomicLong pausedNanos = new java.util.concurrent.atomic.AtomicLong();
+
+        long nanoTime() {
+            return System.nanoTime() + pausedNanos.get();
+        }
+
+        void pause(Duration d) {
+            pausedNanos.addAndGet(d.toNanos());
+        }
+    }
+
+    private static Lease grantedAt(long startedAtNanos, Duration ttl) {
+        // the wall-clock expiry says an hour: a stepped wall clock, or an issuer's clock far ahead
+        return new Lease("l", "id", 7, System.currentTimeMillis() + 3_600_000, startedAtNanos);
+    }
+
+    @Test
+    void aHolderPausedPastItsTtlNoLongerHoldsAndIsToldOnceWithoutARenewSent() throws Exception {
+        PausableClock clock = new PausableClock();
+        ScriptedIssuer issuer = new ScriptedIssuer(10_000);
+        List<Lease> lost = new CopyOnWriteArrayList<>();
+        try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer, clock::nanoTime)) {
+            LeaseWatchdog.KeepAlive keepAlive = watchdog.keepAlive(grantedAt(clock.nanoTime(), Duration.ofSeconds(10)),
+                    Duration.ofSeconds(10), lost::add);
+            assertThat(keepAlive.holds()).isTrue();
+            clock.pause(Duration.ofSeconds(11));
+            assertThat(keepAlive.holds()).as("past the ttl on the monotonic clock, whatever expiresAt says").isFalse();
+            assertThat(lost).hasSize(1);
+            assertThat(keepAlive.remaining()).isZero();
+            assertThat(keepAlive.isStopped()).isTrue();
+            Thread.sleep(100);
+            assertThat(issuer.renews).as("no renew after the deadline").hasValue(0);
+            assertThat(keepAlive.holds()).isFalse();
+            assertThat(lost).hasSize(1);
+        }
+    }
+
+    @Test
+    void aRenewDueAfterAPauseIsNotSentAndTheHolderIsTold() throws Exception {
+        PausableClock clock = new PausableClock();
+        ScriptedIssuer issuer = new ScriptedIssuer(300);
+        List<Lease> lost = new CopyOnWriteArrayList<>();
+        try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer, clock::nanoTime)) {
+            watchdog.keepAlive(grantedAt(clock.nanoTime(), Duration.ofMillis(300)), Duration.ofMillis(300), lost::add);
+            clock.pause(Duration.ofSeconds(1)); // before the first renew is due
+            await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
+            assertThat(issuer.renews).hasValue(0);
+        }
+    }
+
+    @Test
+    void theFirstDeadlineCountsFromTheAcquiresStartNotFromKeepAlive() {
+        PausableClock clock = new PausableClock();
+        ScriptedIssuer issuer = new ScriptedIssuer(10_000);
+        try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer, clock::nanoTime)) {
+            long startedAt = clock.nanoTime() - Duration.ofSeconds(8).toNanos(); // granted 8 s ago
+            LeaseWatchdog.KeepAlive keepAlive = watchdog.keepAlive(grantedAt(startedAt, Duration.ofSeconds(10)),
+                    Duration.ofSeconds(10), lease -> { });
+            assertThat(keepAlive.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));
+            clock.pause(Duration.ofMillis(2_001));
+            assertThat(keepAlive.holds()).isFalse();
+        }
+    }
+
+    @Test
+    void aConfirmedRenewMovesTheDeadlineToItsSendTimePlusTheTtl() throws Exception {
+        PausableClock clock = new PausableClock();
+        ScriptedIssuer issuer = new ScriptedIssuer(600);
+        try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer, clock::nanoTime)) {
+            long startedAt = clock.nanoTime();
+            LeaseWatchdog.KeepAlive keepAlive = watchdog.keepAlive(grantedAt(startedAt, Duration.ofMillis(600)),
+                    Duration.ofMillis(600), lease -> { });
+            await().atMost(Duration.ofSeconds(5)).until(() -> issuer.renews.get() >= 1);
+            await().atMost(Duration.ofSeconds(5)).until(() ->
+                    keepAlive.remaining().toNanos() + clock.nanoTime() > startedAt + Duration.ofMillis(600).toNanos());
+            long before = clock.nanoTime();
+            Duration left = keepAlive.remaining();
+            assertThat(before + left.toNanos()).as("never past the last renew's send time + ttl")
+                    .isLessThanOrEqualTo(clock.nanoTime() + Duration.ofMillis(600).toNanos());
+            assertThat(keepAlive.holds()).isTrue();
+        }
+    }
+
+    @Test
+    void aLeaseWhoseStartIsUnknownGetsAtMostOneTtlFromNow() {
+        ScriptedIssuer issuer = new ScriptedIssuer(10_000);
+        try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer)) {
+            LeaseWatchdog.KeepAlive keepAlive = watchdog.keepAlive(
+                    new Lease("l", "id", 7, System.currentTimeMillis() + 3_600_000), Duration.ofSeconds(10), lease -> { });
+            assertThat(keepAlive.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(10));
+            LeaseWatchdog.KeepAlive nearlyOver = watchdog.keepAlive(
+                    new Lease("l", "id2", 8, System.currentTimeMillis() + 1_000), Duration.ofSeconds(10), lease -> { });
+            assertThat(nearlyOver.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(1));
         }
     }
 }

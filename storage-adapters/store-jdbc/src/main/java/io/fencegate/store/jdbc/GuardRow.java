@@ -174,9 +174,14 @@ final class GuardRow {
         return table;
     }
 
-    /** MySQL keys are VARBINARY: bind the UTF-8 bytes, independent of the connection's charset. */
+    /**
+     * MySQL and H2 keys are VARBINARY (compared as bytes, whatever the database's collation or
+     * IGNORECASE say): bind the UTF-8 bytes, independent of the connection's charset (H2 refuses
+     * to compare VARBINARY with a string). PostgreSQL's text keys compare by bytes under its
+     * always-deterministic default collation.
+     */
     void bindKey(PreparedStatement ps, int index, String key) throws SQLException {
-        if (dialect == Dialect.MYSQL) {
+        if (dialect == Dialect.MYSQL || dialect == Dialect.H2) {
             ps.setBytes(index, key.getBytes(StandardCharsets.UTF_8));
         } else {
             ps.setString(index, key);

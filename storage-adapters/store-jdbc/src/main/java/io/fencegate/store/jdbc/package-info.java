@@ -13,6 +13,11 @@
  *       construction.</li>
  * </ul>
  *
+ * <p>Keys compare as bytes on every database: MySQL/MariaDB and H2 key columns are VARBINARY and
+ * keys are bound as their UTF-8 bytes, so no collation or H2 IGNORECASE setting makes two keys one
+ * row (two items under two locks); PostgreSQL's text keys use the always-deterministic default
+ * collation.
+ *
  * <p>Applied/stale is never judged from an update count alone where MariaDB's found-rows
  * reporting could lie: rows are locked and read in the transaction, or the guard sits in an
  * UPDATE's WHERE clause. Every call is bounded by a connect timeout and a query timeout (and,

@@ -25,24 +25,43 @@ final class LeaseScripts {
     static final long NEED_BLOCK = -2;
 
     /*
-     * Shared by the scripts that must know whether Redis restarted since the counter was checked.
-     * Why the run_id: a Redis that crashes and comes back from an older RDB snapshot, or an AOF
-     * that lost its last second, still has a counter and a ceiling, only older ones, and would
-     * hand out the newest tokens again. Every start gets a new run_id, and a snapshot cannot bring
-     * back the live one, so "this counter was checked under the live run" is the only state that
-     * proves nothing was rolled back. INFO is allowed in scripts, so the check and the INCR are
-     * one atomic step: a command re-sent after a reconnect is judged against the new run too.
+     * Shared by the scripts that must know whether Redis's data may have been replaced since the
+     * counter was checked. The counter's run key records two identities, and both must still hold:
+     * - run_id (INFO server): a Redis that crashes and comes back from an older RDB snapshot, or an
+     *   AOF that lost its last second, still has a counter and a ceiling, only older ones. Every
+     *   start gets a new run_id, and a snapshot cannot bring back the live one. (master_replid
+     *   alone would not do: an RDB file carries the replication id, which a restart that loads it
+     *   may keep, for partial resyncs.)
+     * - master_replid (INFO replication): run_id names the process, not its data. A master that
+     *   follows another server (REPLICAOF host port) replaces its data with that server's, also
+     *   with an older copy of its own (its former replica, detached before the last grants), and
+     *   keeps its run_id; promoted back (REPLICAOF NO ONE), it would hand out those grants again.
+     *   Every change of role gives the server a new master_replid, so the check fails and the
+     *   counter is moved up to the durable mark. master_replid2 (the id of the history it
+     *   continues) is not accepted in its place: replication is asynchronous, so a server that
+     *   continues our history may still lack its last writes.
+     * INFO is allowed in scripts, so the check and the INCR are one atomic step: a command re-sent
+     * after a reconnect is judged against the live identity too. What neither id sees: an older
+     * copy of the keys put back inside one run and role (DEBUG RELOAD NOSAVE of an older RDB, SWAPDB
+     * or MOVE/COPY/RESTORE of saved keys); only the highest-token check of the issuers that handed
+     * out the newer tokens catches those.
      */
     private static final String RUN = """
+            local function info_id(section, field)
+              return string.match(redis.call('INFO', section), field .. ':(%x+)')
+            end
             local function live_run_id()
-              return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+              return info_id('server', 'run_id') .. ':' .. info_id('replication', 'master_replid')
+            end
+            local function run_floor_of(run, run_proven)
+              if not run then return nil end
+              local id, replid, floor = string.match(run, '^(%x+):(%x+):(%d+)$')
+              if not floor or replid ~= info_id('replication', 'master_replid') then return nil end
+              if not run_proven and id ~= info_id('server', 'run_id') then return nil end
+              return tonumber(floor)
             end
             local function run_floor(key)
-              local run = redis.call('GET', key)
-              if not run then return nil end
-              local id, floor = string.match(run, '^(%x+):(%d+)$')
-              if id ~= live_run_id() then return nil end
-              return tonumber(floor)
+              return run_floor_of(redis.call('GET', key), false)
             end
             """;
 
@@ -56,11 +75,13 @@ final class LeaseScripts {
      * ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe answers {1} if the counter was
      * checked under the live run, else {0}, and changes nothing.
      * An acquire sees the writes of those before it: a second acquire of one lock answers held.
-     * The run check is skipped only by an armed copy of this script (see RunCheckShortcut); this
-     * text itself always checks, once per call (the run cannot change while a script runs).
+     * The run_id half of the run check is skipped only by an armed copy of this script (see
+     * RunCheckShortcut), which still compares master_replid; this text itself always checks both,
+     * once per call (neither can change while a script runs).
      * Why the ceiling: Redis may hand out only tokens the durable high-water mark already covers.
      * Why refuse a missing counter: INCR would silently re-create it at 1 and repeat old tokens.
-     * Why refuse a counter not checked under the live run: it may be an older one from a snapshot.
+     * Why refuse a counter not checked under the live run and replication id: it may be an older
+     * one from a snapshot, or from a server this one followed.
      * Why refuse a counter below a token this issuer saw: the same, caught without trusting run_id.
      * The lock check comes first, so a held lock consumes no token (and costs no INFO).
      * Why one MGET for lock, counter, ceiling and delay: every redis.call costs the script a
@@ -88,7 +109,11 @@ final class LeaseScripts {
             end
             local checked
             local function run_checked()
-              if checked == nil then checked = (armed and ARGV[1] == 'skip') or run_floor(KEYS[3]) ~= nil end
+              -- an armed copy in the cache proves the run (see RunCheckShortcut), not the role: the
+              -- cache survives REPLICAOF, so the cheaper INFO replication is still read
+              if checked == nil then
+                checked = run_floor_of(redis.call('GET', KEYS[3]), armed and ARGV[1] == 'skip') ~= nil
+              end
               return checked
             end
             local kept = tonumber(ARGV[2])

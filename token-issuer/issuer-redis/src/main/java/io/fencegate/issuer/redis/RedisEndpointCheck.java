@@ -7,6 +7,13 @@ import java.util.List;
  * Refuses every Redis that is not one plain master. Why: replication is asynchronous, so a
  * failover (Sentinel, Cluster, a promoted replica) can lose a granted lock or the last tokens of
  * the counter, and two holders would then get the same lock or the same token.
+ *
+ * <p>A master with replicas attached is accepted: they only receive its writes. What a replica
+ * can do to the master's data, a role round trip ({@code REPLICAOF} it, then {@code REPLICAOF NO
+ * ONE}, coming back with the replica's older data under the same run_id), is caught at run time
+ * rather than refused here: every role change gives a new {@code master_replid}, which the scripts
+ * compare ({@link LeaseScripts}). Refusing masters that have or had replicas would have to be
+ * checked on every call too (a replica can attach later) and would forbid backups by replication.
  */
 final class RedisEndpointCheck {
 

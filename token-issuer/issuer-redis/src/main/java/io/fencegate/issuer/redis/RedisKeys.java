@@ -43,8 +43,9 @@ record RedisKeys(String prefix) {
     String ceiling() { return prefix + "token-ceiling"; }
 
     /**
-     * {@code run_id:floor}: the Redis server run under which the counter was last (re)initialised,
-     * and the counter's value then. Every token handed out before that run is {@code <= floor}.
+     * {@code run_id:master_replid:floor}: the Redis server run and replication id under which the
+     * counter was last (re)initialised, and the counter's value then. Every token handed out before
+     * that run and id is {@code <= floor}.
      */
     String run() { return prefix + "token-run"; }
 

@@ -50,9 +50,10 @@ import org.slf4j.LoggerFactory;
  *   <li>the counter only hands out tokens below a ceiling that a durable {@link TokenHighWaterMark}
  *       already covers, so a FLUSHALL or a restart without persistence never repeats a token; nor
  *       does a restart from an older snapshot: the script grants nothing under a counter not yet
- *       checked under the live server's {@code run_id}, and the check moves it up to the mark
- *       ({@link RunCheckShortcut} lets acquires skip the check while Redis provably still runs the
- *       process the counter was checked under).</li>
+ *       checked under the live server's {@code run_id} and {@code master_replid} (the data of a
+ *       server it followed with REPLICAOF may be older too), and the check moves it up to the mark
+ *       ({@link RunCheckShortcut} lets acquires skip the run_id half while Redis provably still
+ *       runs the process the counter was checked under).</li>
  *   <li>lease ids carry the lock name and a random secret: any instance on the same Redis and key
  *       prefix renews or releases them; release and renew compare the secret first.</li>
  *   <li>waiting acquirers wake on a release PUBLISH (sent only when a waiter marked the lock), and
@@ -423,6 +424,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             wokenWhileInFlight = false;
             String secret = LeaseIdFormat.newSecret();
             long sent = System.currentTimeMillis();
+            long sentNanos = System.nanoTime();
             // Others waiting here were not woken by the last release: a grant marks the lock for them
             // until past this lease's ttl, so its release wakes the next.
             long othersMarkMs = signals.othersWait(lock, wake) ? ttlMs + MAX_BACKOFF_MS : 0;
@@ -430,10 +432,11 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                 if (error != null) {
                     finish(null, mapError(error));
                 } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
-                    // The lease started no earlier than 'sent', so this expiry is never late.
+                    // The lease started no earlier than 'sent', so this expiry is never late, nor is a
+                    // holder's deadline counted from 'sentNanos'.
                     long token = LeaseScripts.asLong(reply.get(1));
                     counter.prefetchIfLow(token, LeaseScripts.asLong(reply.get(2)));
-                    granted(new Lease(lock, LeaseIds.FORMAT.format(lock, secret), token, sent + ttlMs), secret);
+                    granted(new Lease(lock, LeaseIds.FORMAT.format(lock, secret), token, sent + ttlMs, sentNanos), secret);
                 } else {
                     held(LeaseScripts.asLong(reply.get(1)));
                 }

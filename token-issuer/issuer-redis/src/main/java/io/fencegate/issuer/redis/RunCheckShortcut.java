@@ -13,8 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lets acquires skip the run check ({@code INFO server} inside the script, the costliest part of
- * an acquire) while Redis provably still runs the process under which the counter was checked.
+ * Lets acquires skip the run_id half of the run check ({@code INFO server} inside the script, the
+ * costliest part of an acquire) while Redis provably still runs the process under which the
+ * counter was checked.
  *
  * <p>Why it is safe: Redis 7 never persists its script cache (no scripts in RDB or AOF, SCRIPT LOAD
  * is not propagated), so a server knows a script only if it was loaded since that server started;
@@ -22,12 +23,18 @@ import org.slf4j.LoggerFactory;
  * script that is unique to a fresh random nonce (SCRIPT LOAD, once), then, after that load has
  * answered, runs the copy as a probe that checks the run inside the same script. Only if the probe
  * passes is the copy armed: the copy then provably sits in the cache of a run whose counter was
- * checked, and of no other live run. Armed acquires call it by digest with the check skipped. On
- * NOSCRIPT the copy is dropped for good and the call is re-run through the checked script; the copy
- * is never sent by EVAL, which would load it into the new run unchecked. Within one run nothing
- * else can roll the counter back: FLUSHALL deletes it (refused as missing), and a rollback that keeps
- * the run ({@code DEBUG RELOAD}) is caught by the highest-token check, as before. On Redis older
- * than 7, whose RDB files and AOF carry scripts, the shortcut stays off.
+ * checked, and of no other live run. Armed acquires call it by digest with the run_id check
+ * skipped. On NOSCRIPT the copy is dropped for good and the call is re-run through the checked
+ * script; the copy is never sent by EVAL, which would load it into the new run unchecked.
+ *
+ * <p>The cache proves the process, not its data: it survives {@code REPLICAOF}, so a master that
+ * followed its former replica and was promoted back keeps the copy while holding an older counter.
+ * So armed acquires still compare {@code master_replid} ({@code INFO replication}, about a quarter
+ * of the cost; every change of role gives a new one). FLUSHALL deletes the counter (refused as
+ * missing). What neither sees, an older copy of the keys put back within one run and role
+ * ({@code DEBUG RELOAD NOSAVE} of an older RDB file, SWAPDB, RESTORE), is caught only by the
+ * highest-token check of the issuers that handed out newer tokens. On Redis older than 7, whose
+ * RDB files and AOF carry scripts, the shortcut stays off.
  */
 final class RunCheckShortcut {
 

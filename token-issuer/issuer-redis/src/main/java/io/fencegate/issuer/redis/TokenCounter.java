@@ -122,8 +122,9 @@ final class TokenCounter {
             } else if (outcome == 1) {
                 log.info("Created the fencing-token counter under prefix '{}' ({})", keys.prefix(), mark);
             } else if (outcome == 3) {
-                log.warn("Redis restarted (new run_id) under prefix '{}': the token counter it kept may be older than "
-                        + "tokens already handed out (a restore from a snapshot, an AOF that lost writes); moved it up "
+                log.warn("Redis restarted or changed role (new run_id or master_replid) under prefix '{}': the token counter "
+                        + "it kept may be older than tokens already handed out (a restore from a snapshot, an AOF that lost "
+                        + "writes, the data of a server it followed); moved it up "
                         + "to the durable high-water mark {} ({}). Leases granted before the restart are over.",
                         keys.prefix(), value, mark);
             } else if (outcome == 2) {

@@ -12,9 +12,13 @@
  *       acquires do not wait for its fsync; blocks double, up to 16 times, while acquires still
  *       catch up with the reservations), and a lost counter restarts at that mark. So does a counter that survived a
  *       Redis restart: a crash restores an older RDB snapshot, or an AOF ({@code everysec}) without
- *       its last second, and brings back an older counter. The acquire script compares the live
- *       {@code run_id} ({@code INFO server}, inside the script) with the one the counter was last
- *       set under ({@code {prefix}token-run}) and grants nothing until the counter was moved up to
+ *       its last second, and brings back an older counter. So does a master that follows another
+ *       server ({@code REPLICAOF}), for instance its former replica detached before the last
+ *       grants, and is promoted back: it keeps its {@code run_id}, which names the process, not
+ *       its data. The acquire script compares the live {@code run_id} ({@code INFO server}) and
+ *       {@code master_replid} ({@code INFO replication}, new at every change of role), inside the
+ *       script, with the ones the counter was last set under ({@code {prefix}token-run}) and
+ *       grants nothing until the counter was moved up to
  *       the mark; an issuer also refuses a counter below a token it handed out itself. Every issuer on one Redis and key
  *       prefix must share one mark (one file on a shared host, or a shared implementation). Losing
  *       both Redis's data and the mark loses the guarantee. Tokens are unique across locks and
@@ -25,15 +29,22 @@
  *       (renew fails, the expiry watch reports EXPIRED), even one whose lock key came back from a
  *       snapshot: its holder may have released it, and another lease held the lock, after the
  *       snapshot. Such a key blocks its lock until its ttl passes.</li>
- *   <li><b>Cost of the restart check:</b> one {@code INFO server} per renew and per expiry check,
- *       about 4 µs of Redis CPU each (Redis's own {@code cmdstat_info}: 3.8 µs a call). Acquires
- *       pay it only until the issuer has armed its own copy of the acquire script, once per Redis
- *       run: no cheaper identity of a server run is readable from a script, but Redis 7 never
- *       persists its script cache, so a script the server knows was loaded in its live run.
+ *   <li><b>Cost of the restart check:</b> one {@code INFO server} and one {@code INFO replication}
+ *       per renew and per expiry check, about 4 µs and 1 µs of Redis CPU (Redis's own
+ *       {@code cmdstat_info}: 2.4–3.8 µs and 0.9 µs a call). Acquires pay the first only until the
+ *       issuer has armed its own copy of the acquire script, once per Redis run, and always the
+ *       second (the script cache survives {@code REPLICAOF}): no cheaper identity of a server run
+ *       is readable from a script, but Redis 7 never persists its script cache, so a script the
+ *       server knows was loaded in its live run.
  *       {@link io.fencegate.issuer.redis.RunCheckShortcut} loads a copy unique to a random nonce,
  *       proves with a probe run of that copy that the counter was checked under the live run, and
  *       from then on acquires run it with the check skipped; a restart forgets the copy (NOSCRIPT)
- *       and acquires check again. Off on Redis before 7, whose RDB and AOF files carry scripts.</li>
+ *       and acquires check again. Off on Redis before 7, whose RDB and AOF files carry scripts.
+ *       Not caught by either id: an older copy of the keys put back while Redis keeps its run and
+ *       role ({@code DEBUG RELOAD NOSAVE} of an older RDB file, SWAPDB, RESTORE of saved keys); only
+ *       issuers that handed out a higher token refuse it. The first replica to attach to a master
+ *       gives it a new {@code master_replid}: one jump of the counter to the mark, and the leases
+ *       granted before it end, as after a restart.</li>
  *   <li><b>wasGranted forgets</b> grants older than the latest 1000 per lock (trimmed in batches, so up
  *       to an eighth more are kept between trims), grants of locks unused
  *       for 7 days, and everything Redis lost (answers false, which only refuses a write).
@@ -55,7 +66,8 @@
  *       most 64) as one script call that runs them in turn, atomically, and answers each on its own;
  *       releases likewise. A lone call goes out at once (no timer). Measured with
  *       {@code RedisPairCost} (its own redis-server): 16 threads on distinct locks made about 0.6
- *       script calls a pair instead of 2, and 14.6 Redis commands a pair instead of 16.
+ *       script calls a pair instead of 2, and about 15 Redis commands a pair instead of 17 (each
+ *       acquire script call includes one {@code INFO replication}).
  *       A batch that fails (timeout, lost connection) fails each of its calls; an element that finds
  *       the counter lost or its block used up is repaired and sent again on its own.</li>
  *   <li>Counters are compared as Lua numbers: exact up to 2^53 tokens.</li>

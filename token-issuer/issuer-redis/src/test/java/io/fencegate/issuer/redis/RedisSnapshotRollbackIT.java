@@ -148,8 +148,9 @@ class RedisSnapshotRollbackIT {
     }
 
     /**
-     * Defence in depth: a rollback that keeps the run_id ({@code DEBUG RELOAD NOSAVE} loads the older
-     * RDB into the running server) is still caught by an issuer that handed out a higher token.
+     * Defence in depth: a rollback that keeps the run_id and the master_replid ({@code DEBUG RELOAD
+     * NOSAVE} loads the older RDB into the running server) is still caught by an issuer that handed
+     * out a higher token. A new issuer would not catch it: neither id changes.
      */
     @Test
     void counterNeverFallsBelowATokenThisIssuerHandedOut() throws Exception {
@@ -167,6 +168,25 @@ class RedisSnapshotRollbackIT {
         assertThat(server.command("GET " + PREFIX + "token-counter")).as("rolled back").isEqualTo("$1");
 
         assertThat(TokenCounterLossContract.grant(running, LOCK)).isGreaterThan(before.stream().mapToLong(Long::longValue).max().orElseThrow());
+    }
+
+    /**
+     * SWAPDB to a database without fencegate's keys looks like FLUSHALL: the counter is missing and
+     * is re-created at the mark. (SWAPDB to a database holding an older copy of the keys keeps the
+     * run_id and master_replid: only an issuer that handed out a higher token catches that.)
+     */
+    @Test
+    void swapdbToADatabaseWithoutTheCounterNeverRepeatsTokens() throws Exception {
+        server = RedisServerProcess.start(dir.resolve("redis"));
+        RedisLeaseIssuer running = newIssuer();
+        List<Long> before = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            before.add(TokenCounterLossContract.grant(running, LOCK));
+        }
+        assertThat(server.command("SWAPDB 0 1")).isEqualTo("+OK");
+        long highestBefore = before.stream().mapToLong(Long::longValue).max().orElseThrow();
+        assertThat(TokenCounterLossContract.grant(newIssuer(), LOCK)).isGreaterThan(highestBefore);
+        assertThat(TokenCounterLossContract.grant(running, LOCK)).isGreaterThan(highestBefore);
     }
 
     /**

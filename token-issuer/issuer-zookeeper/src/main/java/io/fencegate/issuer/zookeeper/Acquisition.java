@@ -15,6 +15,8 @@ import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One acquire: the queue-and-watch mechanics of Curator's {@code LockInternals}, asynchronous.
@@ -29,6 +31,8 @@ import org.apache.zookeeper.data.Stat;
  * UncontendedGrant}); whatever that cannot settle, it leaves to the queue.
  */
 final class Acquisition {
+
+    private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
     /**
      * Moves only forward, by compare-and-set: WAITING to GRANTING (one grant starts) or DONE (gave
@@ -51,6 +55,11 @@ final class Acquisition {
     private volatile boolean attemptUnresolved;
     /** The expiry that attempt wrote into the lease node. */
     private volatile long writtenExpiresAt;
+    /**
+     * System.nanoTime() taken before the request that wrote our lease node's data (its expiry) was
+     * sent: the one-trip transaction or the queue path's create. A waited grant rewrites the expiry.
+     */
+    private volatile long nodeDataAtNanos;
     /** The head of the queue found a lock-delay mark: a grant without a delay clears it. */
     private volatile boolean markSeen;
     private final String secret = LeaseIdFormat.newSecret();
@@ -123,10 +132,15 @@ final class Acquisition {
         });
     }
 
-    /** The lock node's children; none if it does not exist. */
     private CompletableFuture<List<String>> listQueue() {
+        return listQueue(false);
+    }
+
+    /** The lock node's children; none if it does not exist. {@code synced}: as the leader has them. */
+    private CompletableFuture<List<String>> listQueue(boolean synced) {
         String lockPath = parts.nodes().lockPath(lock);
-        return parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath))
+        return (synced ? parts.childrenAfterSync(lockPath)
+                : parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath)))
                 .thenApply(event -> switch (AsyncZk.code(event)) {
                     case OK -> event.getChildren();
                     case NONODE -> List.<String>of();
@@ -135,6 +149,7 @@ final class Acquisition {
     }
 
     private void tryUncontended() {
+        nodeDataAtNanos = System.nanoTime();
         writtenExpiresAt = parts.clock().millis() + ttlMs;
         byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, writtenExpiresAt, lock, lockDelayMs).toBytes();
         attemptUnresolved = true;
@@ -187,12 +202,13 @@ final class Acquisition {
     }
 
     /**
-     * The attempt's answer was a refusal or lost: look for our protected id. Found, the transaction
-     * applied (all of it) and our node is queued, maybe first; not found, it did not, and since
-     * ZooKeeper answered, it never will: join the queue as usual.
+     * The attempt's answer was a refusal or lost: look for our protected id, after a sync (see
+     * {@link IssuerParts#childrenAfterSync}: the server that answers may be behind). Found, the
+     * transaction applied (all of it) and our node is queued, maybe first; not found, it did not,
+     * and never will: join the queue as usual.
      */
     private void recover() {
-        listQueue().whenComplete((children, error) -> {
+        listQueue(true).whenComplete((children, error) -> {
             if (error != null) {
                 fail(error);
                 return;
@@ -225,6 +241,7 @@ final class Acquisition {
     }
 
     private void create() {
+        nodeDataAtNanos = System.nanoTime();
         byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, parts.clock().millis() + ttlMs, lock, lockDelayMs).toBytes();
         String prefix = parts.nodes().leasePathPrefix(lock);
         // Why PERSISTENT parents (creatingParentsIfNeeded, never ...ContainersIfNeeded): the server
@@ -270,7 +287,7 @@ final class Acquisition {
                         fail(AsyncZk.unexpected("list lock queue", event));
                         return;
                     }
-                    List<String> queue = LockNodes.queue(event.getChildren());
+                    List<String> queue = withoutTwins(LockNodes.queue(event.getChildren()), lockPath);
                     int at = queue.indexOf(LockNodes.nameOf(ourPath));
                     if (at < 0) {
                         fail(new IssuerUnavailableException("lease node of lock " + lock + " vanished while queued (session lost?)"));
@@ -282,6 +299,33 @@ final class Acquisition {
                         watchPredecessor(lockPath + "/" + queue.get(at - 1));
                     }
                 });
+    }
+
+    /**
+     * {@code queue} without other nodes bearing our node's protected id, which are deleted. Why:
+     * when a create's answer is lost, Curator's protected mode looks for the id with a plain
+     * listing, and a server that is behind (the client never saw the create's zxid, so it may
+     * reconnect there) misses the node; Curator then creates a second one. The first, applied,
+     * belongs to this session, sits ahead of ours, and nobody tracks it: waiting behind it would
+     * block the lock until the session ends. This listing sees it: our create was answered, so the
+     * server has applied every earlier write.
+     */
+    private List<String> withoutTwins(List<String> queue, String lockPath) {
+        String ours = LockNodes.nameOf(ourPath);
+        Optional<String> id = org.apache.curator.framework.imps.ProtectedUtils.extractProtectedId(ours);
+        if (id.isEmpty()) {
+            return queue;
+        }
+        List<String> kept = new java.util.ArrayList<>(queue.size());
+        for (String name : queue) {
+            if (!name.equals(ours) && LockNodes.withProtectedId(List.of(name), id.get()).isPresent()) {
+                log.warn("lock {}: deleting {}, an earlier node of this acquire whose create's answer was lost", lock, name);
+                parts.deleteGuaranteed(lockPath + "/" + name);
+            } else {
+                kept.add(name);
+            }
+        }
+        return kept;
     }
 
     /**
@@ -358,10 +402,14 @@ final class Acquisition {
                             return event.getStat();
                         });
         // In one trip the node's expiry was written in the same transaction: answer that one.
+        // The holder's deadline (on the monotonic clock) counts from when the expiry the node holds
+        // was taken: a waited grant writes a new one from now on; else the node keeps the one its
+        // creating request wrote, which may be earlier than this grant.
+        long startedAtNanos = waited && !inOneTrip ? System.nanoTime() : nodeDataAtNanos;
         long expiresAt = inOneTrip ? writtenExpiresAt : parts.clock().millis() + ttlMs;
         statReady.thenCompose(s -> {
             long token = parts.mode().tokenOf(s, LockNodes.nameOf(ourPath));
-            Lease lease = new Lease(lock, LeaseIds.FORMAT.format(ourPath, secret), token, expiresAt);
+            Lease lease = new Lease(lock, LeaseIds.FORMAT.format(ourPath, secret), token, expiresAt, startedAtNanos);
             CompletableFuture<Void> expirySet = waited ? writeExpiry(expiresAt) : CompletableFuture.completedFuture(null);
             // The grant is durable before the holder learns its token, so wasGranted never says
             // no to a token that was handed out.

@@ -34,7 +34,7 @@ record IssuerParts(CuratorFramework client, AsyncZk zk, LockNodes nodes, TokenMo
      * the node anyway; a closed issuer stops trying).
      */
     void deleteProtected(String lockPath, String protectedId) {
-        zk.call("find protected " + lockPath, cb -> client.getChildren().inBackground(cb).forPath(lockPath))
+        childrenAfterSync(lockPath)
                 .whenComplete((event, error) -> {
                     KeeperException.Code code = error == null ? AsyncZk.code(event) : KeeperException.Code.CONNECTIONLOSS;
                     if (code == KeeperException.Code.OK) {
@@ -47,6 +47,28 @@ record IssuerParts(CuratorFramework client, AsyncZk zk, LockNodes nodes, TokenMo
                             // the issuer closed: its session's end removes the node
                         }
                     }
+                });
+    }
+
+    /**
+     * The children of {@code path} as the leader has them: a sync, then the listing (an event with
+     * the listing's code and children). For a look for a lease node whose create's answer was lost.
+     * Why the sync: the client may have reconnected to a server that has not applied that create
+     * yet (it never saw the create's zxid, so ZooKeeper lets it connect there); a listing without
+     * the node would read as "never applied", and the node, once applied, would belong to this
+     * session and block its lock with nobody tracking it until the session ends. A sync makes the
+     * server catch up with everything the leader committed before it, and the create cannot be
+     * committed after it: a request the old server forwards after the session moved is refused
+     * (SESSIONMOVED).
+     */
+    CompletableFuture<org.apache.curator.framework.api.CuratorEvent> childrenAfterSync(String path) {
+        return zk.call("sync " + path, cb -> client.sync().inBackground(cb).forPath(path))
+                .thenCompose(synced -> {
+                    KeeperException.Code code = AsyncZk.code(synced);
+                    if (code != KeeperException.Code.OK && code != KeeperException.Code.NONODE) {
+                        throw AsyncZk.unexpected("sync", synced);
+                    }
+                    return zk.call("list " + path, cb -> client.getChildren().inBackground(cb).forPath(path));
                 });
     }
 

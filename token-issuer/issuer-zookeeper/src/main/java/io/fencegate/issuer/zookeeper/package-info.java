@@ -16,7 +16,11 @@
  *       too. CVERSION mode proves the holder by the lock node's child count in the transaction and
  *       writes its grant node after (two round trips to acquire). Everything else (a queue, a
  *       lock-delay, a stale memory of the lock node, a lost answer, found again by the lease node's
- *       protected id) goes the queue-and-watch way.</li>
+ *       protected id) goes the queue-and-watch way. The look for a lost answer's node syncs first:
+ *       the client may have reconnected to a server that has not applied the create yet, and a
+ *       node missed there would, once applied, block the lock until the session ends. A queued
+ *       node that finds an earlier one with its own protected id (Curator re-created it after such
+ *       a missed look) deletes that one instead of waiting behind it.</li>
  *   <li>Tokens strictly increase per lock in grant order, across leader elections and restarts:
  *       the lease node's czxid ({@link io.fencegate.issuer.zookeeper.TokenMode#ZXID}, default) or its
  *       sequence + 1 ({@link io.fencegate.issuer.zookeeper.TokenMode#CVERSION}). A root is pinned to

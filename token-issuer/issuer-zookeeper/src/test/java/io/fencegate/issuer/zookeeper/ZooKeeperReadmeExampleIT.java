@@ -37,7 +37,7 @@ class ZooKeeperReadmeExampleIT {
                     LeaseWatchdog.KeepAlive keepAlive = watchdog.keepAlive(lease.get(), ttl,
                             lost -> told.add("stop writing, lease gone: " + lost.token()));
                     long token = lease.get().token();          // send as Fencing-Token with every write
-                    // ... token-guarded writes ...
+                    // ... token-guarded writes, each while keepAlive.holds() ...
                     // --- README snippet pauses
                     assertThat(token).isPositive();
                     Thread.sleep(1_500); // 2.5 ttls: alive only thanks to the watchdog
