@@ -156,8 +156,11 @@ final class Nemesis implements Runnable {
     @Override
     public void run() {
         int next = 0;
+        // The first strike (the database crash) waits until the clients have started and writes flow.
+        long delay = 2 * intervalMs;
         while (!stopped) {
-            sleep(intervalMs / 2 + random.nextLong(intervalMs));
+            sleep(delay);
+            delay = intervalMs / 2 + random.nextLong(intervalMs);
             if (stopped) {
                 return;
             }

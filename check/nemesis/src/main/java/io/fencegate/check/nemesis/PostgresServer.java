@@ -34,26 +34,35 @@ final class PostgresServer implements DatabaseServer {
 
     static PostgresServer start(Path dir) throws Exception {
         PostgresServer pg = new PostgresServer(dir, binDir());
-        Files.createDirectories(pg.data);
+        try {
+            pg.open();
+            return pg;
+        } catch (Exception e) {
+            pg.close(); // stops it if it came up, and removes its data
+            throw e;
+        }
+    }
+
+    private void open() throws Exception {
+        Files.createDirectories(data);
         DatabaseServer.chown("postgres", dir);
-        pg.asPostgres(120, "initdb", "-D", pg.data.toString(), "-U", "postgres", "--auth=trust", "--no-sync");
+        asPostgres(120, "initdb", "-D", data.toString(), "-U", "postgres", "--auth=trust", "--no-sync");
         for (int attempt = 1; ; attempt++) {
-            pg.port = ChildProcess.freePort();
+            port = ChildProcess.freePort();
             try {
-                pg.launch();
+                launch();
                 break;
             } catch (IllegalStateException e) {
-                if (attempt == BIND_TRIES || !ChildProcess.bindFailed(pg.log)) {
+                if (attempt == BIND_TRIES || !ChildProcess.bindFailed(log)) {
                     throw e;
                 }
-                System.err.println("nemesis: postgres port " + pg.port + " was taken; another");
+                System.err.println("nemesis: postgres port " + port + " was taken; another");
             }
         }
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + pg.port + "/postgres", "postgres", "");
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", "postgres", "");
                 Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA " + SCHEMA);
         }
-        return pg;
     }
 
     /** The newest PostgreSQL installed the Debian way ({@code /usr/lib/postgresql/N/bin}). */
@@ -125,7 +134,7 @@ final class PostgresServer implements DatabaseServer {
 
     @Override
     public synchronized void close() throws Exception {
-        if (running) {
+        if (running || Files.exists(data.resolve("postmaster.pid"))) { // also one that came up too late
             running = false;
             try {
                 asPostgres(60, "pg_ctl", "-D", data.toString(), "-m", "immediate", "stop");
