@@ -92,32 +92,43 @@ final class Deployment implements AutoCloseable {
                         + PostgresServer.SCHEMA + ", user: postgres, poolSize: 4, queryTimeout: 2s }"
                 : "main: { type: jdbc, url: \"" + database.jdbcUrlVia(proxy.port()) + "\", user: root, poolSize: 4, queryTimeout: 2s }";
         for (int i = 0; i < GATEWAYS; i++) {
-            Map<String, String> env = i == STEPPED_GATEWAY ? clock.environment() : Map.of();
+            launchGateway(i, issuer, store, 1);
+        }
+        for (int i = 0; i < GATEWAYS; i++) {
             for (int attempt = 1; ; attempt++) {
-                int port = ChildProcess.freePort();
-                Path config = dir.resolve("gateway" + i + ".yaml");
-                Files.writeString(config, "server: { port: " + port + " }\nlimits: { requestTimeout: 3s }\n" + issuer
-                        + "\nstores:\n  " + store + "\n");
-                ChildProcess g = ChildProcess.java("gateway" + i + (attempt > 1 ? "-" + attempt : ""), dir,
-                        "io.fencegate.gateway.cli.Main", List.of("-Xmx192m"), List.of("serve", "--config", config.toString()), env);
-                gateways.add(g);
-                urls.add(URI.create("http://127.0.0.1:" + port + "/"));
                 try {
                     awaitGateway(i, 120);
                     break;
                 } catch (IllegalStateException e) {
                     // Its port taken, or (on a loaded machine) its store did not answer within the
                     // gateway's start-up timeout: start it again, on a fresh port.
+                    ChildProcess g = gateways.get(i);
                     if (attempt == 3 || g.alive()) {
                         throw e;
                     }
-                    System.err.println("nemesis: gateway" + i + " exited while starting" + (g.bindFailed() ? " (port "
-                            + port + " taken)" : "") + "; again, attempt " + (attempt + 1));
-                    g.close();
-                    gateways.remove(i);
-                    urls.remove(i);
+                    System.err.println("nemesis: " + g.name() + " exited while starting" + (g.bindFailed() ? " (port taken)" : "")
+                            + "; again, attempt " + (attempt + 1));
+                    launchGateway(i, issuer, store, attempt + 1);
                 }
             }
+        }
+    }
+
+    private void launchGateway(int i, String issuer, String store, int attempt) throws Exception {
+        int port = ChildProcess.freePort();
+        Path config = dir.resolve("gateway" + i + ".yaml");
+        Files.writeString(config, "server: { port: " + port + " }\nlimits: { requestTimeout: 3s }\n" + issuer
+                + "\nstores:\n  " + store + "\n");
+        ChildProcess g = ChildProcess.java("gateway" + i + (attempt > 1 ? "-" + attempt : ""), dir,
+                "io.fencegate.gateway.cli.Main", List.of("-Xmx192m"), List.of("serve", "--config", config.toString()),
+                i == STEPPED_GATEWAY ? clock.environment() : Map.of());
+        URI url = URI.create("http://127.0.0.1:" + port + "/");
+        if (i < gateways.size()) {
+            gateways.set(i, g);
+            urls.set(i, url);
+        } else {
+            gateways.add(g);
+            urls.add(url);
         }
     }
 
