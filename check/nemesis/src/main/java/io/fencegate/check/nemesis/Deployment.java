@@ -1,6 +1,5 @@
 package io.fencegate.check.nemesis;
 
-import io.fencegate.store.testkit.ScratchDatabase;
 import io.fencegate.store.testkit.TcpProxy;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,11 +11,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A fencegate deployment the harness owns: an issuer backend (a 3-process ZooKeeper ensemble, or
- * its own redis-server), a database of its own on the shared Postgres or MariaDB reached through a
- * {@link TcpProxy}, and two gateway processes.
+ * its own redis-server), a database server of its own (PostgreSQL or MariaDB, never the shared one)
+ * reached through a {@link TcpProxy}, and two gateway processes, the second one on a clock the
+ * harness can step. Every process and data folder goes when it closes, also on Ctrl-C.
  */
 final class Deployment implements AutoCloseable {
     enum Backend {
@@ -33,35 +34,46 @@ final class Deployment implements AutoCloseable {
 
     static final int GATEWAYS = 2;
 
+    /** The gateway whose wall clock {@link #clock} steps. */
+    static final int STEPPED_GATEWAY = 1;
+
     final Backend backend;
     final Path dir;
-    ScratchDatabase database;
+    DatabaseServer database;
     ZooKeeperEnsemble zookeeper;
     RedisServer redis;
     TcpProxy proxy;
+    SteppedClock clock;
     final List<ChildProcess> gateways = new ArrayList<>();
     final List<URI> urls = new ArrayList<>();
+    private final Thread cleanUp = new Thread(this::closeQuietly, "nemesis-clean-up");
+    private boolean closed;
 
     private Deployment(Backend backend, Path dir) {
         this.backend = backend;
         this.dir = dir;
     }
 
+    /** Starts it; a failure says which part failed, with the last lines of the logs so far. */
     static Deployment start(Backend backend, Path dir) throws Exception {
         Deployment d = new Deployment(backend, dir);
+        // Stopped from outside (Ctrl-C, SIGTERM) at any point, even while starting: take the servers down with us.
+        Runtime.getRuntime().addShutdownHook(d.cleanUp);
         try {
             d.open();
             return d;
         } catch (Exception e) {
+            String tails = d.tails();
             d.close();
-            throw e;
+            throw new IllegalStateException(backend.label() + " deployment did not start: " + NemesisCommand.why(e) + "\n" + tails, e);
         }
     }
 
     private void open() throws Exception {
         Files.createDirectories(dir);
         boolean pg = backend == Backend.ZK_POSTGRES;
-        database = ScratchDatabase.create(pg ? ScratchDatabase.Kind.POSTGRES : ScratchDatabase.Kind.MARIADB, "fg_check_");
+        clock = SteppedClock.create(dir.resolve("gateway" + STEPPED_GATEWAY + ".clock"));
+        database = pg ? PostgresServer.start(dir.resolve("postgres")) : MariaDbServer.start(dir.resolve("mariadb"));
         proxy = TcpProxy.start("127.0.0.1", database.port());
         String issuer;
         if (pg) {
@@ -76,31 +88,53 @@ final class Deployment implements AutoCloseable {
                     + jdbcUrl() + "\", highWaterMarkUser: root }";
         }
         String store = pg
-                ? "main: { type: postgres, host: 127.0.0.1, port: " + proxy.port() + ", database: test, schema: " + database.name()
-                        + ", user: postgres, poolSize: 4, queryTimeout: 2s }"
-                : "main: { type: jdbc, url: \"jdbc:mariadb://127.0.0.1:" + proxy.port() + "/" + database.name()
-                        + "\", user: root, poolSize: 4, queryTimeout: 2s }";
+                ? "main: { type: postgres, host: 127.0.0.1, port: " + proxy.port() + ", database: postgres, schema: "
+                        + PostgresServer.SCHEMA + ", user: postgres, poolSize: 4, queryTimeout: 2s }"
+                : "main: { type: jdbc, url: \"" + database.jdbcUrlVia(proxy.port()) + "\", user: root, poolSize: 4, queryTimeout: 2s }";
         for (int i = 0; i < GATEWAYS; i++) {
-            int port = ChildProcess.freePort();
-            Path config = dir.resolve("gateway" + i + ".yaml");
-            Files.writeString(config, "server: { port: " + port + " }\nlimits: { requestTimeout: 3s }\n" + issuer
-                    + "\nstores:\n  " + store + "\n");
-            gateways.add(ChildProcess.java("gateway" + i, dir, "io.fencegate.gateway.cli.Main", List.of("-Xmx192m"),
-                    List.of("serve", "--config", config.toString())));
-            urls.add(URI.create("http://127.0.0.1:" + port + "/"));
+            launchGateway(i, issuer, store, 1);
         }
         for (int i = 0; i < GATEWAYS; i++) {
-            awaitGateway(i, 120);
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    awaitGateway(i, 120);
+                    break;
+                } catch (IllegalStateException e) {
+                    // Its port taken, or (on a loaded machine) its store did not answer within the
+                    // gateway's start-up timeout: start it again, on a fresh port.
+                    ChildProcess g = gateways.get(i);
+                    if (attempt == 3 || g.alive()) {
+                        throw e;
+                    }
+                    System.err.println("nemesis: " + g.name() + " exited while starting" + (g.bindFailed() ? " (port taken)" : "")
+                            + "; again, attempt " + (attempt + 1));
+                    launchGateway(i, issuer, store, attempt + 1);
+                }
+            }
+        }
+    }
+
+    private void launchGateway(int i, String issuer, String store, int attempt) throws Exception {
+        int port = ChildProcess.freePort();
+        Path config = dir.resolve("gateway" + i + ".yaml");
+        Files.writeString(config, "server: { port: " + port + " }\nlimits: { requestTimeout: 3s }\n" + issuer
+                + "\nstores:\n  " + store + "\n");
+        ChildProcess g = ChildProcess.java("gateway" + i + (attempt > 1 ? "-" + attempt : ""), dir,
+                "io.fencegate.gateway.cli.Main", List.of("-Xmx192m"), List.of("serve", "--config", config.toString()),
+                i == STEPPED_GATEWAY ? clock.environment() : Map.of());
+        URI url = URI.create("http://127.0.0.1:" + port + "/");
+        if (i < gateways.size()) {
+            gateways.set(i, g);
+            urls.set(i, url);
+        } else {
+            gateways.add(g);
+            urls.add(url);
         }
     }
 
     /** The store's database, directly (not through the proxy): for the bypass control and the Redis mark. */
     String jdbcUrl() {
-        return database.url();
-    }
-
-    String dbUser() {
-        return database.user();
+        return database.jdbcUrl();
     }
 
     /** Waits until gateway {@code i} answers /health (200 or 503: it is up, its backends may not be). */
@@ -109,7 +143,7 @@ final class Deployment implements AutoCloseable {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (System.nanoTime() < deadline) {
             if (!gateways.get(i).alive()) {
-                throw new IllegalStateException("gateway" + i + " exited: " + gateways.get(i).output());
+                throw new IllegalStateException("gateway" + i + " exited\n" + gateways.get(i).tail());
             }
             try {
                 http.send(HttpRequest.newBuilder(urls.get(i).resolve("health")).timeout(Duration.ofSeconds(2)).build(),
@@ -119,25 +153,56 @@ final class Deployment implements AutoCloseable {
                 Thread.sleep(200);
             }
         }
-        throw new IllegalStateException("gateway" + i + " not up after " + seconds + " s; see " + gateways.get(i).log());
+        throw new IllegalStateException("gateway" + i + " not up after " + seconds + " s\n" + gateways.get(i).tail());
+    }
+
+    /** The last log lines of every server it runs: what a harness failure shows. */
+    String tails() {
+        StringBuilder b = new StringBuilder();
+        for (ChildProcess g : new ArrayList<>(gateways)) {
+            b.append(g.tail());
+        }
+        if (zookeeper != null) {
+            b.append(zookeeper.tails());
+        }
+        if (redis != null) {
+            b.append(redis.tail());
+        }
+        if (database != null) {
+            b.append(database.tail());
+        }
+        return b.toString();
+    }
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (Exception e) {
+            System.err.println("nemesis: clean-up: " + e);
+        }
     }
 
     @Override
-    public void close() throws Exception {
-        for (ChildProcess g : gateways) {
-            g.close();
+    public synchronized void close() throws Exception {
+        if (closed) {
+            return;
         }
-        if (zookeeper != null) {
-            zookeeper.close();
+        closed = true;
+        try {
+            Runtime.getRuntime().removeShutdownHook(cleanUp);
+        } catch (IllegalStateException shuttingDown) {
+            // closing from the hook itself
         }
-        if (redis != null) {
-            redis.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (database != null) {
-            database.close();
+        List<AutoCloseable> parts = new ArrayList<>(gateways);
+        parts.addAll(java.util.Arrays.asList(zookeeper, redis, proxy, database));
+        for (AutoCloseable part : parts) {
+            if (part != null) {
+                try {
+                    part.close(); // each one, even when another failed: nothing may outlive the run
+                } catch (Exception e) {
+                    System.err.println("nemesis: clean-up of " + part + ": " + e);
+                }
+            }
         }
     }
 }

@@ -10,8 +10,13 @@ import java.util.function.Supplier;
 
 /**
  * Injects faults on a schedule, one at a time, round-robin over the kinds the deployment has, and
- * logs each with its start and end. Client pauses need the client processes, which change from
- * phase to phase: {@link #clients} supplies the current ones.
+ * logs each with its start and end. The rotation starts with a database crash-restart, so even a
+ * short run strikes one. Client pauses need the client processes, which change from phase to
+ * phase: {@code clients} supplies the current ones.
+ *
+ * <p>Each kind says whether it ends leases before their ttl, and each injection whose leases it
+ * touches (one gateway's, or everywhere): the checker excuses an overlap of two leases only across
+ * a fault that ends leases, and a kind that does not must never need one.
  */
 final class Nemesis implements Runnable {
     interface Action {
@@ -28,14 +33,33 @@ final class Nemesis implements Runnable {
     /** A fault kind; {@code endsLeases}: leases in its scope may end before their ttl. */
     record Kind(String name, boolean endsLeases, Action action) {}
 
+    static final long CLOCK_STEP_SECONDS = 600;
+    static final long CLOCK_STEP_HOLD_MS = 3_000;
+
     private final List<Kind> kinds = new ArrayList<>();
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
     private final long intervalMs;
     private final SplittableRandom random = new SplittableRandom();
     private volatile boolean stopped;
+    private volatile boolean paused;
+    private final java.util.concurrent.locks.ReentrantLock striking = new java.util.concurrent.locks.ReentrantLock();
 
     Nemesis(Deployment d, Supplier<List<ChildProcess>> clients, long ttlMs, long intervalMs) {
         this.intervalMs = intervalMs;
+        kinds.add(new Kind("db-crash-restart", false, () -> Injected.everywhere(d.database.crashAndRestart())));
+        kinds.add(new Kind("clock-step", false, () -> {
+            // Only the wall clock moves; a lease's expiry and a lock-delay must not move with it.
+            int i = Deployment.STEPPED_GATEWAY;
+            d.clock.offset(CLOCK_STEP_SECONDS);
+            Thread.sleep(CLOCK_STEP_HOLD_MS);
+            d.clock.offset(-CLOCK_STEP_SECONDS);
+            Thread.sleep(CLOCK_STEP_HOLD_MS);
+            d.clock.offset(0);
+            Thread.sleep(SteppedClock.PICKED_UP_MS); // until the gateway surely reads the true time again
+            return new Injected("gateway" + i + " wall clock +" + CLOCK_STEP_SECONDS / 60 + " min for " + CLOCK_STEP_HOLD_MS / 1000
+                    + " s, then -" + CLOCK_STEP_SECONDS / 60 + " min for " + CLOCK_STEP_HOLD_MS / 1000 + " s, then right",
+                    d.urls.get(i).toString());
+        }));
         kinds.add(new Kind("client-pause", false, () -> {
             List<ChildProcess> now = clients.get();
             if (now.isEmpty()) {
@@ -48,7 +72,9 @@ final class Nemesis implements Runnable {
             c.cont();
             return Injected.everywhere(c.name() + " SIGSTOP for " + ms + " ms");
         }));
-        kinds.add(new Kind("gateway-kill", false, () -> {
+        // ZooKeeper: the killed gateway's sessions expire, and with them its leases. Redis: its
+        // leases live on in Redis until their ttl.
+        kinds.add(new Kind("gateway-kill", d.zookeeper != null, () -> {
             int i = random.nextInt(d.gateways.size());
             d.gateways.get(i).kill9();
             Thread.sleep(500);
@@ -113,28 +139,54 @@ final class Nemesis implements Runnable {
         stopped = true;
     }
 
+    /**
+     * No new fault from now, and waits for the one under way to heal: the final reads between
+     * workloads see a whole deployment (they judge the workload, not the fault).
+     */
+    void pause() {
+        paused = true;
+        striking.lock();
+        striking.unlock();
+    }
+
+    void resume() {
+        paused = false;
+    }
+
     @Override
     public void run() {
         int next = 0;
+        // The first strike (the database crash) waits until the clients have started and writes flow.
+        long delay = 2 * intervalMs;
         while (!stopped) {
-            sleep(intervalMs / 2 + random.nextLong(intervalMs));
+            sleep(delay);
+            delay = intervalMs / 2 + random.nextLong(intervalMs);
             if (stopped) {
                 return;
             }
-            Kind kind = kinds.get(next++ % kinds.size());
-            long start = Clock.nowUs();
-            Injected done;
+            striking.lock();
             try {
-                done = kind.action().run();
-            } catch (Exception e) {
-                // a half-done injection may have struck anything: it counts everywhere
-                done = Injected.everywhere("FAILED to inject: " + e);
-                System.err.println("nemesis: " + kind.name() + " " + done.detail());
+                if (!paused) {
+                    strike(kinds.get(next++ % kinds.size()));
+                }
+            } finally {
+                striking.unlock();
             }
-            if (done != null) {
-                faults.add(new Fault(kind.name(), start, Clock.nowUs(), done.detail(), done.scope(), kind.endsLeases()));
-                System.err.println("nemesis: " + kind.name() + ": " + done.detail());
-            }
+        }
+    }
+
+    private void strike(Kind kind) {
+        long start = Clock.nowUs();
+        Injected done;
+        try {
+            done = kind.action().run();
+        } catch (Exception e) {
+            // a half-done injection may have struck anything: it counts everywhere
+            done = Injected.everywhere("FAILED to inject: " + e);
+        }
+        if (done != null) {
+            faults.add(new Fault(kind.name(), start, Clock.nowUs(), done.detail(), done.scope(), kind.endsLeases()));
+            System.err.println("nemesis: " + kind.name() + ": " + done.detail());
         }
     }
 

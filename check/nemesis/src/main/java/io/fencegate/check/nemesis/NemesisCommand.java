@@ -37,13 +37,14 @@ public final class NemesisCommand implements Callable<Integer> {
     static final int CLIENT_PROCESSES = 2;
     static final int CLIENTS_PER_PROCESS = 8;
 
-    @Option(names = "--profile", defaultValue = "bounded", description = "bounded (CI, about 3 minutes) or long (30 minutes)")
+    @Option(names = "--profile", defaultValue = "bounded",
+            description = "bounded (CI: about 2 minutes a deployment) or long (30 minutes of workload a deployment)")
     String profile;
 
     @Option(names = "--backends", split = ",", defaultValue = "zk-postgres,redis-mariadb", description = "zk-postgres, redis-mariadb")
     List<String> backends;
 
-    @Option(names = "--seconds", description = "seconds per workload phase (bounded 15, long 300)")
+    @Option(names = "--seconds", description = "seconds per workload phase (bounded 15, long 600)")
     Integer phaseSeconds;
 
     @Option(names = "--out", defaultValue = "nemesis-results", description = "results folder")
@@ -88,16 +89,25 @@ public final class NemesisCommand implements Callable<Integer> {
             System.err.println("fencegate nemesis: --seconds: at least 5, got " + phaseSeconds);
             return Report.PROVED_NOTHING;
         }
-        int seconds = phaseSeconds != null ? phaseSeconds : longRun ? 300 : 15;
+        int seconds = phaseSeconds != null ? phaseSeconds : longRun ? 600 : 15;
         long intervalMs = longRun ? 6000 : 2500;
+        StringBuilder failures = new StringBuilder();
         for (Deployment.Backend b : chosen) {
-            runBackend(b, seconds, intervalMs);
+            try {
+                runBackend(b, seconds, intervalMs);
+            } catch (Exception e) {
+                // The harness failed (not the system under test): say what, with the servers' last log lines.
+                System.err.println("nemesis: " + b.label() + ": the harness failed: " + why(e));
+                failures.append("\n## ").append(b.label()).append(": the harness failed\n\n```\n").append(why(e))
+                        .append("\n```\n");
+            }
         }
-        String table = table(results);
+        String table = table(results) + failures;
         System.out.print(table);
         Files.createDirectories(out);
         Files.writeString(out.resolve("summary.md"), table);
-        return exitCode(results);
+        int code = exitCode(results);
+        return failures.length() > 0 && code == Report.VALID ? Report.PROVED_NOTHING : code;
     }
 
     /** 1 if an honest run found a violation; else 2 if any run proved nothing (a control included); else 0. */
@@ -121,12 +131,10 @@ public final class NemesisCommand implements Callable<Integer> {
         long ttlMs = 1000;
         List<ChildProcess> clients = new CopyOnWriteArrayList<>();
         try (Deployment d = Deployment.start(backend, dir.resolve("deployment"))) {
-            System.err.println("nemesis: " + backend.label() + " up, gateways " + d.urls);
-            // Stopped from outside (Ctrl-C, SIGTERM): take the processes and the database down with us.
-            Thread cleanUp = new Thread(() -> {
-                clients.forEach(NemesisCommand::closeQuietly);
-                closeQuietly(d);
-            }, "nemesis-clean-up");
+            System.err.println("nemesis: " + backend.label() + " up, gateways " + d.urls + ", database port " + d.database.port());
+            // Stopped from outside (Ctrl-C, SIGTERM): take the client processes down with us (the
+            // deployment has a hook of its own).
+            Thread cleanUp = new Thread(() -> clients.forEach(NemesisCommand::closeQuietly), "nemesis-clean-up-clients");
             Runtime.getRuntime().addShutdownHook(cleanUp);
             Nemesis nemesis = new Nemesis(d, () -> clients, ttlMs, intervalMs);
             Thread faults = new Thread(nemesis, "nemesis");
@@ -136,16 +144,30 @@ public final class NemesisCommand implements Callable<Integer> {
                     if (d.redis != null) {
                         d.redis.snapshot(); // the older snapshot a later rollback restarts from
                     }
+                    nemesis.resume();
                     phase(d, dir, w, seconds, ttlMs, clients, nemesis);
                 }
+            } catch (Exception e) {
+                throw new IllegalStateException(why(e) + "\n" + d.tails(), e);
             } finally {
                 nemesis.stop();
                 faults.join(60_000);
+                clients.forEach(NemesisCommand::closeQuietly); // none left after a normal end
+                clients.clear();
+                Runtime.getRuntime().removeShutdownHook(cleanUp);
             }
-            control(d, dir, Control.PLAIN_READS);
-            control(d, dir, Control.BYPASS_GUARD);
-            Runtime.getRuntime().removeShutdownHook(cleanUp);
+            try {
+                control(d, dir, Control.PLAIN_READS);
+                control(d, dir, Control.BYPASS_GUARD);
+            } catch (Exception e) {
+                throw new IllegalStateException(why(e) + "\n" + d.tails(), e);
+            }
         }
+    }
+
+    /** An exception's message, or what it is when it has none (an interrupt, a bare NPE). */
+    static String why(Exception e) {
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     /** The results a finished run left in its folder: {@code <backend>/<run>/summary.json}. */
@@ -190,10 +212,11 @@ public final class NemesisCommand implements Callable<Integer> {
         for (ChildProcess c : new ArrayList<>(clients)) {
             int code = c.await(seconds + 120L);
             if (code != 0) {
-                throw new IllegalStateException(c.name() + " exited with " + code + "; see " + c.log());
+                throw new IllegalStateException(c.name() + " exited with " + code + "\n" + c.tail());
             }
         }
         clients.clear();
+        nemesis.pause(); // the fault under way heals before the final reads
         History history = new History();
         for (int p = 0; p < CLIENT_PROCESSES; p++) {
             history.addAll(History.read(phaseDir.resolve("history-" + p + ".json")));
@@ -212,7 +235,7 @@ public final class NemesisCommand implements Callable<Integer> {
         // in 10 s a clean-clone CI run once saw none (114 operations, PROVED NOTHING).
         RunOptions options = new RunOptions(d.urls, Workload.COUNTER, 20, 16, 0, "main",
                 "control-" + UUID.randomUUID().toString().substring(0, 8), 2, 500, 20, 0.3, control,
-                List.of(d.jdbcUrl(), d.dbUser(), ""), null).validate();
+                List.of(d.jdbcUrl(), d.database.user(), ""), null).validate();
         judge(d, dir.resolve("control-" + control.label()), Workload.COUNTER, control, Runner.run(options));
     }
 

@@ -17,7 +17,7 @@ import java.util.stream.Stream;
  */
 final class RedisServer implements AutoCloseable {
     private final Path dir;
-    private final int port;
+    private int port;
     private ChildProcess process;
 
     private RedisServer(Path dir, int port) {
@@ -27,9 +27,19 @@ final class RedisServer implements AutoCloseable {
 
     static RedisServer start(Path dir) throws Exception {
         Files.createDirectories(dir);
-        RedisServer r = new RedisServer(dir, ChildProcess.freePort());
-        r.launch(true);
-        return r;
+        for (int attempt = 1; ; attempt++) {
+            RedisServer r = new RedisServer(dir, ChildProcess.freePort());
+            try {
+                r.launch(true);
+                return r;
+            } catch (IllegalStateException e) {
+                r.close();
+                if (attempt == 5 || !r.process.bindFailed()) {
+                    throw e;
+                }
+                System.err.println("nemesis: redis port " + r.port + " was taken; another");
+            }
+        }
     }
 
     String uri() {
@@ -43,8 +53,8 @@ final class RedisServer implements AutoCloseable {
         process = ChildProcess.start("redis", dir, cmd);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!cli("PING").contains("PONG")) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("redis-server on " + port + " did not start; see " + process.log());
+            if (System.nanoTime() > deadline || !process.alive()) {
+                throw new IllegalStateException("redis-server on " + port + " did not start\n" + process.tail());
             }
             Thread.sleep(50);
         }
@@ -92,6 +102,10 @@ final class RedisServer implements AutoCloseable {
                 }
             }
         }
+    }
+
+    String tail() {
+        return process != null ? process.tail() : "";
     }
 
     @Override

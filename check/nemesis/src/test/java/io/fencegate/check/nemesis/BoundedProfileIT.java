@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fencegate.check.Report;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -13,30 +14,36 @@ import picocli.CommandLine;
 
 /**
  * The bounded profile CI runs: each deployment (its own processes: a 3-server ZooKeeper ensemble or
- * a redis-server, two gateways, client processes) runs every workload under faults with no
- * violation, and both controls on it show at least one.
+ * a redis-server, its own PostgreSQL or MariaDB server, two gateways, client processes) runs every
+ * workload under faults, a database crash-restart among them, with no violation, and both controls
+ * on it show at least one.
  */
 class BoundedProfileIT {
     private static final int PHASE_SECONDS = 12;
 
     @Test
-    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void zooKeeperAndPostgresUnderFaultsHaveNoViolationsWhileControlsFail() throws Exception {
         runBounded("zk-postgres");
     }
 
     @Test
-    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void redisAndMariaDbUnderFaultsHaveNoViolationsWhileControlsFail() throws Exception {
         runBounded("redis-mariadb");
     }
 
     private static void runBounded(String backend) throws Exception {
-        Path out = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "nemesis-" + backend);
+        // Open to others (rwxr-xr-x): the database servers run as the postgres and mysql users.
+        Path out = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "nemesis-" + backend,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         NemesisCommand command = new NemesisCommand();
         int exit = new CommandLine(command).execute("--profile", "bounded", "--backends", backend,
                 "--seconds", Integer.toString(PHASE_SECONDS), "--out", out.toString());
-        String table = Files.readString(out.resolve("summary.md"));
+        Path summary = out.resolve("summary.md");
+        assertThat(summary).as("the harness wrote no summary (exit " + exit + "); its reasons are on stderr above").exists();
+        String table = Files.readString(summary);
+        assertThat(table).as("the harness itself failed").doesNotContain("the harness failed");
         List<NemesisCommand.Result> honest = command.results.stream().filter(r -> r.summary().control().equals("none")).toList();
         List<NemesisCommand.Result> controls = command.results.stream().filter(r -> !r.summary().control().equals("none")).toList();
 
@@ -48,6 +55,9 @@ class BoundedProfileIT {
         long faults = honest.stream().flatMap(r -> r.summary().faults().stream())
                 .filter(f -> !f.name().equals("(no fault)")).mapToLong(Report.Row::injected).sum();
         assertThat(faults).as("faults injected during the workloads\n" + table).isGreaterThanOrEqualTo(3);
+        long crashes = honest.stream().flatMap(r -> r.summary().faults().stream())
+                .filter(f -> f.name().equals("db-crash-restart")).mapToLong(Report.Row::injected).sum();
+        assertThat(crashes).as("database crash-restarts during the workloads\n" + table).isPositive();
         assertThat(controls).as(table).extracting(r -> r.summary().control()).containsExactly("plain-reads", "bypass-guard");
         for (NemesisCommand.Result r : controls) {
             assertThat(r.summary().violationCount()).as(r.name() + " must show the anomaly\n" + table).isPositive();

@@ -433,7 +433,7 @@ final class Acquisition {
                 }
                 return;
             }
-            parts.held().add(lease, ourPath, waited ? 1 : 0, lockVersion, lockDelayMs);
+            parts.held().add(lease, ourPath, waited ? 1 : 0, lockVersion, lockDelayMs, ttlMs);
             state.compareAndSet(State.GRANTING, State.DONE); // only this grant holds GRANTING
             if (!result.complete(Optional.of(lease))) {
                 // Closed while granting.

@@ -4,7 +4,6 @@ import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseListener;
 import io.fencegate.issuer.backend.LeaseListeners;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +19,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leases this issuer granted, and their expiry by this issuer's clock.
+ * The leases this issuer granted, and their expiry by this issuer's monotonic clock.
  *
  * <p>The granting issuer alone deletes an expired lease node: its timer fires at the expiry it
  * knows, re-reads the node (another instance may have renewed it with setData) and deletes it only
  * at the version it read, so a renew racing the expiry wins or loses cleanly, never half.
+ *
+ * <p>Why elapsed time and the node's version, not the node's {@code expiresAt}: that is epoch
+ * milliseconds by the wall clock of whichever gateway wrote it. Compared with this host's wall
+ * clock, a renew through a gateway whose clock is behind looked expired here and was deleted while
+ * live (a second holder), and a step back of this clock held a lock for the step's length. So a
+ * lease ends when its ttl has passed, on this process's {@link System#nanoTime()}, since the
+ * last write of its node this issuer knows of: its grant or renew here, or a changed version seen
+ * here (a renew elsewhere, counted from when it was seen: never earlier than the renew).
  */
 final class HeldLeases {
 
@@ -34,7 +41,6 @@ final class HeldLeases {
     private final CuratorFramework client;
     private final AsyncZk zk;
     private final ScheduledExecutorService scheduler;
-    private final Clock clock;
     private final Map<String, Held> byPath = new ConcurrentHashMap<>();
     /** The same leases by id, so a release here finds its lease without parsing the id. */
     private final Map<String, String> pathById = new ConcurrentHashMap<>();
@@ -45,14 +51,21 @@ final class HeldLeases {
         volatile ScheduledFuture<?> timer;
         /** The lease node's data version as last written or read here. */
         volatile int nodeVersion;
+        /** When (System.nanoTime) its ttl has passed since the last write of its node known here. */
+        volatile long dueNanos;
         final int lockVersion;
         final long lockDelayMs;
 
-        Held(Lease lease, int nodeVersion, int lockVersion, long lockDelayMs) {
+        Held(Lease lease, int nodeVersion, int lockVersion, long lockDelayMs, long ttlMs) {
             this.lease = lease;
             this.nodeVersion = nodeVersion;
             this.lockVersion = lockVersion;
             this.lockDelayMs = lockDelayMs;
+            this.dueNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMs);
+        }
+
+        long remainingMs() {
+            return TimeUnit.NANOSECONDS.toMillis(dueNanos - System.nanoTime());
         }
     }
 
@@ -66,11 +79,10 @@ final class HeldLeases {
      */
     record Releasable(Lease lease, String path, int nodeVersion, int lockVersion) { }
 
-    HeldLeases(CuratorFramework client, AsyncZk zk, ScheduledExecutorService scheduler, Clock clock) {
+    HeldLeases(CuratorFramework client, AsyncZk zk, ScheduledExecutorService scheduler) {
         this.client = client;
         this.zk = zk;
         this.scheduler = scheduler;
-        this.clock = clock;
     }
 
     void addListener(LeaseListener listener) {
@@ -80,12 +92,13 @@ final class HeldLeases {
     /**
      * @param nodeVersion the lease node's data version now
      * @param lockVersion the lock node's version after a one-round-trip grant, else -1
+     * @param ttlMs       the lease's ttl, counted from now
      */
-    void add(Lease lease, String path, int nodeVersion, int lockVersion, long lockDelayMs) {
-        Held held = new Held(lease, nodeVersion, lockVersion, lockDelayMs);
+    void add(Lease lease, String path, int nodeVersion, int lockVersion, long lockDelayMs, long ttlMs) {
+        Held held = new Held(lease, nodeVersion, lockVersion, lockDelayMs, ttlMs);
         byPath.put(path, held);
         pathById.put(lease.leaseId(), path);
-        schedule(path, held, lease.expiresAt() - clock.millis());
+        schedule(path, held, ttlMs);
     }
 
     /**
@@ -95,17 +108,17 @@ final class HeldLeases {
     Optional<Releasable> releasable(String leaseId) {
         String path = pathById.get(leaseId);
         Held held = path == null ? null : byPath.get(path);
-        if (held == null || held.lockDelayMs != 0 || !held.lease.leaseId().equals(leaseId)
-                || held.lease.expiresAt() <= clock.millis()) {
+        if (held == null || held.lockDelayMs != 0 || !held.lease.leaseId().equals(leaseId) || held.remainingMs() <= 0) {
             return Optional.empty();
         }
         return Optional.of(new Releasable(held.lease, path, held.nodeVersion, held.lockVersion));
     }
 
-    /** A renew through this issuer wrote the lease node. */
-    void renewed(String path, int nodeVersion, long expiresAt) {
+    /** A renew through this issuer wrote the lease node: its ttl counts again from now. */
+    void renewed(String path, int nodeVersion, long expiresAt, long ttlMs) {
         Held held = byPath.get(path);
         if (held != null) {
+            held.dueNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMs);
             held.nodeVersion = nodeVersion;
             held.lease = held.lease.withExpiresAt(expiresAt);
         }
@@ -165,11 +178,14 @@ final class HeldLeases {
                 schedule(path, held, RETRY_MS);
                 return;
             }
-            long now = clock.millis();
-            if (data.get().expiresAt() > now) {
+            int version = event.getStat().getVersion();
+            if (version != held.nodeVersion) { // renewed elsewhere since: its ttl counts from now
+                held.dueNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(data.get().ttlMs());
+                held.nodeVersion = version;
+            }
+            if (held.remainingMs() > 0) {
                 held.lease = held.lease.withExpiresAt(data.get().expiresAt());
-                held.nodeVersion = event.getStat().getVersion();
-                schedule(path, held, data.get().expiresAt() - now);
+                schedule(path, held, held.remainingMs());
                 return;
             }
             zk.call("expire " + path, cb -> client.delete().withVersion(event.getStat().getVersion())

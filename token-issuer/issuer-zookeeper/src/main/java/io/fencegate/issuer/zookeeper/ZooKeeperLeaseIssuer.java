@@ -73,7 +73,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         AsyncZk zk = new AsyncZk(builder.operationTimeout, scheduler);
         LockNodes nodes = new LockNodes(builder.root);
         this.parts = new IssuerParts(client, zk, nodes, builder.tokenMode, scheduler,
-                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler, clock), clock);
+                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler), clock);
         this.modeMarker = new TokenModeMarker(parts);
         this.delays = new LockDelays(parts);
         this.uncontended = new UncontendedGrant(parts, modeMarker);
@@ -170,7 +170,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             return marked.thenCompose(m -> parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
                     .inBackground(cb).forPath(lease.path, data))).thenCompose(event -> switch (AsyncZk.code(event)) {
                         case OK -> {
-                            parts.held().renewed(lease.path, event.getStat().getVersion(), expiresAt);
+                            parts.held().renewed(lease.path, event.getStat().getVersion(), expiresAt, lease.data.ttlMs());
                             yield CompletableFuture.completedFuture(Optional.of(lease.toLease(leaseId, expiresAt)));
                         }
                         case NONODE -> CompletableFuture.completedFuture(Optional.<Lease>empty());

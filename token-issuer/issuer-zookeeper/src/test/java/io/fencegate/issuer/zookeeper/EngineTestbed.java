@@ -25,7 +25,7 @@ final class EngineTestbed implements AutoCloseable {
         LockNodes nodes = new LockNodes(root);
         AsyncZk zk = new AsyncZk(Duration.ofSeconds(5), scheduler);
         return new IssuerParts(client, zk, nodes, mode, scheduler, new GrantLog(client, zk, nodes),
-                new HeldLeases(client, zk, scheduler, Clock.systemUTC()), Clock.systemUTC());
+                new HeldLeases(client, zk, scheduler), Clock.systemUTC());
     }
 
     @Override
