@@ -70,7 +70,7 @@ class UncontendedGrantLaggingFollowerIT {
         LockNodes nodes = new LockNodes(root);
         AsyncZk zk = new AsyncZk(Duration.ofSeconds(5), scheduler);
         return new IssuerParts(client, zk, nodes, mode, scheduler, new GrantLog(client, zk, nodes),
-                new HeldLeases(client, zk, scheduler, Clock.systemUTC()), Clock.systemUTC());
+                new HeldLeases(client, zk, scheduler), Clock.systemUTC());
     }
 
     @Test
