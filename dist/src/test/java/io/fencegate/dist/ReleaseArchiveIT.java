@@ -125,6 +125,13 @@ class ReleaseArchiveIT {
                     "--seconds", "3", "--clients", "2", "--out", work.resolve("check").toString()), 90);
             assertThat(check.exit).as(check.out).isZero();
             assertThat(work.resolve("check/summary.json")).isRegularFile();
+
+            // Every metric the Grafana dashboard and the alert rules query is one this gateway exports.
+            String scrape;
+            try (var in = java.net.URI.create(url + "/metrics").toURL().openStream()) {
+                scrape = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            assertThat(MonitoredMetrics.exported(scrape)).as(scrape).containsAll(MonitoredMetrics.queried());
         } finally {
             serve.toHandle().destroy(); // SIGTERM
         }
