@@ -84,11 +84,16 @@ class ReleaseArchiveIT {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void versionAndHashKeyRunOnJavaAlone() throws Exception {
+    void versionAndHashKeyRunOnJavaAloneAndNoJavaIsSaidPlainly() throws Exception {
         Path work = dist.work("version");
         Result version = run(dist.bare(work, dist.bin.toString(), "version"), 30);
         assertThat(version.exit).as(version.out).isZero();
         assertThat(version.out).contains("fencegate " + System.getProperty("fencegate.version"), "version \"");
+        ProcessBuilder noJava = dist.bare(work, dist.bin.toString(), "version");
+        noJava.environment().put("PATH", work.toString());
+        Result missing = run(noJava, 30);
+        assertThat(missing.exit).isEqualTo(127);
+        assertThat(missing.out).contains("no Java runtime found");
         Result key = run(dist.bare(work, dist.bin.toString(), "hash-key", "--name", "billing"), 30);
         assertThat(key.exit).as(key.out).isZero();
         assertThat(key.out).contains("API key", "name: billing", "sha256: ");
