@@ -3,7 +3,8 @@
 # assembled offline (base.sh), then runs two containers on the shared PostgreSQL (own schema:
 # store and the Redis issuer's token mark) and the shared Redis (own key prefix), on two ports:
 # a lease from one, writes through the other, the stale write refused; the HEALTHCHECK passes;
-# `podman stop` (SIGTERM) drains both. Fails, never skips, when it cannot run. Needs root.
+# a third runs the image's default config (the embedded default in its volume); `podman stop`
+# (SIGTERM) drains all three. Fails, never skips, when it cannot run. Needs root.
 #   bash packaging/container/test.sh        (after `mvn -B package` or `install`)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,8 +30,8 @@ ctx=$(mktemp -d)
 run_id="ct$$"
 schema="fencegate_container_$run_id"
 prefix="fencegate-container-$run_id:"
-names=("fencegate-$run_id-1" "fencegate-$run_id-2")
-ports=(18471 18472)
+names=("fencegate-$run_id-1" "fencegate-$run_id-2" "fencegate-$run_id-default")
+ports=(18471 18472 18473)
 cleanup() {
   for n in "${names[@]}"; do pod rm -f -t 0 "$n" >/dev/null 2>&1 || true; pod volume rm -f "$n" >/dev/null 2>&1 || true; done
   psql -h 127.0.0.1 -U postgres -d test -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true
@@ -71,7 +72,10 @@ for i in 0 1; do
     -v "$ctx/shared.yaml:/etc/fencegate/fencegate.yaml:ro" -e FENCEGATE_SERVER_PORT="${ports[$i]}" \
     "$image" >/dev/null || fail "podman run ${names[$i]}"
 done
-for i in 0 1; do
+# The image as shipped: its own config, data in its volume.
+pod run -d --name "${names[2]}" --network=host --health-interval=disable -v "${names[2]}:/var/lib/fencegate" \
+  -e FENCEGATE_SERVER_PORT="${ports[2]}" "$image" >/dev/null || fail "podman run ${names[2]}"
+for i in 0 1 2; do
   for _ in $(seq 1 120); do
     curl -sf "http://127.0.0.1:${ports[$i]}/health" >/dev/null && break
     [[ "$(pod inspect -f '{{.State.Running}}' "${names[$i]}")" == true ]] || { pod logs "${names[$i]}" >&2; fail "${names[$i]} exited"; }
