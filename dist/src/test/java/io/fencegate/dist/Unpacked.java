@@ -1,0 +1,67 @@
+package io.fencegate.dist;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The release archive unpacked into a temp folder, and a bare environment to run it in: a PATH
+ * holding only a symbolic link to this JVM's {@code java}, and an empty HOME (no ~/.m2, no Maven).
+ */
+final class Unpacked implements AutoCloseable {
+    final Path root;
+    final Path home;
+    final Path bin;
+    final Path onlyJava;
+    private final Path temp;
+
+    private Unpacked(Path temp, Path home, Path onlyJava) {
+        this.temp = temp;
+        this.root = temp.resolve("fencegate-" + System.getProperty("fencegate.version"));
+        this.home = home;
+        this.bin = root.resolve("bin/fencegate");
+        this.onlyJava = onlyJava;
+    }
+
+    static Path archive() {
+        return Path.of(System.getProperty("fencegate.archive"));
+    }
+
+    static Unpacked tarball() throws Exception {
+        Path temp = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "dist");
+        Process tar = new ProcessBuilder("tar", "-xzf", archive().toString(), "-C", temp.toString())
+                .redirectErrorStream(true).start();
+        if (!tar.waitFor(120, TimeUnit.SECONDS) || tar.exitValue() != 0) {
+            throw new IllegalStateException("tar failed: " + new String(tar.getInputStream().readAllBytes()));
+        }
+        Path home = Files.createDirectories(temp.resolve("home"));
+        Path onlyJava = Files.createDirectories(temp.resolve("path"));
+        Files.createSymbolicLink(onlyJava.resolve("java"), Path.of(System.getProperty("java.home"), "bin", "java"));
+        return new Unpacked(temp, home, onlyJava);
+    }
+
+    Path work(String name) throws IOException {
+        return Files.createDirectories(temp.resolve(name));
+    }
+
+    /** {@code command args} run from {@code dir} with nothing but PATH (java only) and HOME set. */
+    ProcessBuilder bare(Path dir, String... command) {
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        Map<String, String> env = builder.environment();
+        env.clear();
+        env.put("PATH", onlyJava.toString());
+        env.put("HOME", home.toString());
+        return builder;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try (Stream<Path> all = Files.walk(temp)) {
+            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
