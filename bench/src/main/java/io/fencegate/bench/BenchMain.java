@@ -14,7 +14,7 @@ import java.util.Set;
  * {@code --only zookeeper,redis,gateway,client,library} (default all but client, which gateway includes).
  */
 public final class BenchMain {
-    /** {@code client} is the gateway group's last scenario alone (issue 18's Java client target). */
+    /** {@code client} is the gateway group's last scenario alone (the Java client's target). */
     static final List<String> GROUPS = List.of("zookeeper", "redis", "gateway", "client", "library");
 
     private BenchMain() {}

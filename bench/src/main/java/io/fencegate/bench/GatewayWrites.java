@@ -100,7 +100,7 @@ final class GatewayWrites implements AutoCloseable {
         web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(30),
                 new PoolOptions().setHttp1MaxSize(64));
         client = FencegateClient.builder(gateway.uri).build();
-        // As the client built its own JDK HttpClient before issue 18: HTTP/1.1, a direct executor.
+        // As the client built its own JDK HttpClient before: HTTP/1.1, a direct executor.
         jdkClient = FencegateClient.builder(gateway.uri).httpClient(HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1).executor(Runnable::run).build()).build();
         token = client.acquire("bench", Duration.ofHours(1), Duration.ZERO)
@@ -167,7 +167,7 @@ final class GatewayWrites implements AutoCloseable {
         List<Contender> clients = List.of(
                 clientPut("FencegateClient (default: Apache HttpClient 5)", client),
                 gatewayPut("Vert.x WebClient (pooled, async)", "pg"),
-                clientPut("FencegateClient on a JDK HttpClient (the transport before issue 18)", jdkClient));
+                clientPut("FencegateClient on a JDK HttpClient (its earlier transport)", jdkClient));
         String unit = "guarded PUT";
         return List.of(
                 new Scenario(POSTGRES, "in flight", unit, 1, postgres),

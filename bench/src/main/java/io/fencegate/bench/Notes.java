@@ -44,7 +44,7 @@ final class Notes {
               classic, pooled; each exchange blocking on one of the client's own threads, the next PUT of a
               slot, started in the previous one's dependent stage, made by that same thread) against a
               pooled Vert.x `WebClient`, 16 PUTs in flight each, on the same gateway and store; and the
-              same client on a JDK `HttpClient` (HTTP/1.1, direct executor), as it was before issue 18.
+              same client on a JDK `HttpClient` (HTTP/1.1, direct executor), the client's earlier transport.
             - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain
               update of the same 1000 rows, autocommit, HikariCP. Files: `FilesGuardedStore.write`
               against a plain temp-file, fsync, rename, fsync-the-directory write.

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
@@ -52,9 +53,14 @@ class WalkthroughIT {
     void readmeJavaClientSnippetIsTheOneThatRuns() throws Exception {
         String readme = Files.readString(GatewayProcess.repoRoot().resolve("README.md"));
         int from = readme.indexOf("```java", readme.indexOf("The same from Java"));
-        String shown = readme.substring(from + "```java".length(), readme.indexOf("```", from + 7)).strip();
+        String snippet = readme.substring(from + "```java".length(), readme.indexOf("```", from + 7)).strip();
         String source = Files.readString(GatewayProcess.repoRoot()
                 .resolve("gateway/gateway-server/src/test/java/io/fencegate/gateway/it/WalkthroughIT.java"));
+        // README shows the imports the snippet needs; each is one this class compiles with.
+        List<String> imports = snippet.lines().filter(l -> l.startsWith("import ")).toList();
+        assertThat(imports).as("README's snippet shows its imports").isNotEmpty();
+        assertThat(source.lines().toList()).containsAll(imports);
+        String shown = snippet.lines().filter(l -> !l.startsWith("import ")).collect(Collectors.joining("\n")).strip();
         String run = source.substring(source.indexOf("// --- README\n") + "// --- README\n".length(),
                 source.indexOf("        // --- end"));
         // The one difference: the test's gateway is on a random port.
