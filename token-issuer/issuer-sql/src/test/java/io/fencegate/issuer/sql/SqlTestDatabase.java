@@ -38,6 +38,11 @@ final class SqlTestDatabase implements AutoCloseable {
         return scratch != null ? scratch.url() : h2Url;
     }
 
+    /** The Postgres schema's or MariaDB database's name. */
+    String schema() {
+        return scratch.name();
+    }
+
     String user() {
         return scratch != null ? scratch.user() : "sa";
     }
