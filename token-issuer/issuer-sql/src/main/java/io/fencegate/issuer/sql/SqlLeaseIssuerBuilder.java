@@ -23,14 +23,19 @@ public final class SqlLeaseIssuerBuilder {
     private int poolSize = 8;
     private Duration statementTimeout = Duration.ofSeconds(5);
     private Duration connectTimeout = Duration.ofSeconds(5);
-    private Duration grantRetention = Duration.ofDays(7);
+    private Duration grantRetention = Duration.ofDays(1);
     private String instanceName;
     private boolean notifications = true;
     private boolean migrate = true;
 
     SqlLeaseIssuerBuilder() { }
 
-    /** The application's data source; the issuer never closes it. */
+    /**
+     * The application's data source; the issuer never closes it. Its connections must be in
+     * auto-commit mode and not bound to a caller's transaction (no transaction-aware proxy). The
+     * issuer uses up to {@link #poolSize} of them at once, plus one held for good on PostgreSQL
+     * while {@link #notifications} are on.
+     */
     public SqlLeaseIssuerBuilder dataSource(DataSource dataSource) {
         this.dataSource = dataSource;
         return this;
@@ -70,7 +75,7 @@ public final class SqlLeaseIssuerBuilder {
         return this;
     }
 
-    /** How long {@code wasGranted}/{@code wasReleased} remember a grant (default 7 days; the current one always). */
+    /** How long {@code wasGranted}/{@code wasReleased} remember a grant (default 1 day; a lock's current token always): one row per grant. */
     public SqlLeaseIssuerBuilder grantRetention(Duration grantRetention) {
         this.grantRetention = grantRetention;
         return this;
@@ -126,6 +131,12 @@ public final class SqlLeaseIssuerBuilder {
             SqlDialect dialect;
             try (Connection c = ds.getConnection()) {
                 dialect = SqlDialect.of(c);
+                // Why: the issuer's single statements (a waiter's place, a fence row) must commit on
+                // their own; on a connection inside someone's transaction they would not.
+                if (!c.getAutoCommit()) {
+                    throw new IllegalArgumentException("dataSource must hand out auto-commit connections:"
+                            + " the issuer runs its own short transactions, never a caller's");
+                }
             }
             if (migrate) {
                 SqlIssuerSchema.migrate(ds);
