@@ -451,9 +451,11 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
                     fail(new IssuerUnavailableException("SQL lease issuer closed while waiting"));
                     return;
                 }
+                // Before the transaction: the lease's expiry counts from here, never later than the database's.
+                long sentMs = System.currentTimeMillis();
                 LeaseTables.Attempt answer = grantOnce();
                 if (answer.granted()) {
-                    granted(answer.token());
+                    granted(answer.token(), sentMs);
                     return;
                 }
                 long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
@@ -511,15 +513,13 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
             }
         }
 
-        private void granted(long token) {
-            long sent = System.currentTimeMillis();
+        private void granted(long token, long sentMs) {
             waitersById.remove(waiterId);
             waiterId = 0;
             floors.merge(lock, token, Math::max);
             grantCache.add(lock, token);
-            // Local expiry = before the call returned + ttl: never later than the database's.
-            Lease lease = new Lease(lock, IDS.format(lock, secret), token, sent + ttlMs);
-            expiries.track(lease, key, secret, ttlMs);
+            Lease lease = new Lease(lock, IDS.format(lock, secret), token, sentMs + ttlMs);
+            expiries.track(lease, key, secret, lease.expiresAt() - System.currentTimeMillis());
             waiting.remove(this);
             if (!result.complete(Optional.of(lease))) {
                 try {
