@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  *       epoch microseconds, and the highest token this instance has seen for the lock + 1. A database
  *       restored from an older backup has older fence rows, but its clock has moved on: the first
  *       grant after the restore still lies above every token granted before it (no lock is granted
- *       a million times a second). The grant rows' primary key (lock, token) refuses a repeat that
- *       slipped through anyway. See docs/gateway.md for what this assumes of the database's clock.</li>
+ *       a million times a second). This assumes the restored server's clock is not behind the old
+ *       one's: see docs/gateway.md.</li>
  *   <li><b>Time.</b> Every expiry is computed and judged in SQL by the database's clock
  *       ({@code clock_timestamp()}, {@code UTC_TIMESTAMP(6)}, {@code CURRENT_TIMESTAMP}): a gateway
  *       whose clock is off changes nobody's lease. This JVM's clocks only time retries and turn the
