@@ -34,6 +34,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
  *       UPDATE, the grant also reads the waiter line under the same lock, and one algorithm on every
  *       database is one algorithm to prove and test.</li>
  *   <li><b>Restores.</b> The new token is the largest of the fence + 1, the database's clock in
- *       epoch microseconds, and the highest token this instance has seen for the lock + 1. A database
+ *       epoch microseconds, and the highest token this instance has granted on any lock + 1. A database
  *       restored from an older backup has older fence rows, but its clock has moved on: the first
  *       grant after the restore still lies above every token granted before it (no lock is granted
  *       a million times a second). This assumes the restored server's clock is not behind the old
@@ -91,8 +92,13 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
     private final SqlReleaseNotifications notifications;
     private final SqlExpiryWatch expiries;
     private final KnownGrants grantCache = new KnownGrants(100_000);
-    /** Per lock, the highest token this instance granted: a grant never goes below it, whatever the database says. */
-    private final Map<String, Long> floors = LruMap.synchronizedOf(100_000);
+    /**
+     * The highest token this instance has granted, on any lock: no grant here goes below it, on any
+     * lock, whatever the database's rows or clock say. Tokens are clock values, so one number
+     * covers every lock: after a restore onto a server whose clock is behind, this instance still
+     * never hands out a token it (or, for the locks it has seen, anyone) handed out before.
+     */
+    private final AtomicLong highestGranted = new AtomicLong();
     /** Locks whose fence row this instance has seen (rows are never deleted, but a restore may lose one: handled). */
     private final Map<String, Boolean> fenced = LruMap.synchronizedOf(100_000);
     private final Map<Long, Acquisition> waitersById = new ConcurrentHashMap<>();
@@ -490,7 +496,7 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
                     tables.ensureFence(key, name);
                     fenced.put(lock, Boolean.TRUE);
                 }
-                long floor = floors.getOrDefault(lock, 0L);
+                long floor = highestGranted.get();
                 LeaseTables.Attempt answer = tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
                 if (answer != null) {
                     return answer;
@@ -516,7 +522,7 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
         private void granted(long token, long sentMs) {
             waitersById.remove(waiterId);
             waiterId = 0;
-            floors.merge(lock, token, Math::max);
+            highestGranted.accumulateAndGet(token, Math::max);
             grantCache.add(lock, token);
             Lease lease = new Lease(lock, IDS.format(lock, secret), token, sentMs + ttlMs);
             expiries.track(lease, key, secret, lease.expiresAt() - System.currentTimeMillis());

@@ -73,6 +73,24 @@ class SqlBackupRestoreIT {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(SqlTestDatabase.Kind.class)
+    void anInstanceNeverGrantsBelowATokenItGrantedOnAnyLockEvenWhenTheDatabasesClockIsBehindIt(SqlTestDatabase.Kind kind)
+            throws Exception {
+        try (SqlTestDatabase db = SqlTestDatabase.create(kind); SqlLeaseIssuer running = db.issuer().build()) {
+            grantAndRelease(running, "ahead", 1);
+            // Tokens on this lock come from a clock an hour ahead of the database's (as after a
+            // restore onto a server whose clock is behind the old one's).
+            try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
+                    "UPDATE fencegate_lock_fence SET token = token + 3600000000 WHERE lock_key = ?")) {
+                s.setBytes(1, SqlLeaseIssuer.sha256("ahead".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                assertThat(s.executeUpdate()).isEqualTo(1);
+            }
+            long ahead = grantAndRelease(running, "ahead", 1);
+            assertThat(grantAndRelease(running, "never-used-before", 1)).as("a lock this instance never saw").isGreaterThan(ahead);
+        }
+    }
+
     /** Grants and releases {@code times} leases on {@code lock} (strictly increasing tokens); answers the last token (0 if none). */
     private static long grantAndRelease(SqlLeaseIssuer issuer, String lock, int times) throws Exception {
         long last = 0;
