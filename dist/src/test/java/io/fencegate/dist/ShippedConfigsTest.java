@@ -7,6 +7,7 @@ import io.fencegate.gateway.config.Defaults;
 import io.fencegate.gateway.config.GatewayConfig;
 import io.fencegate.gateway.issuer.EmbeddedZooKeeperIssuerConfig;
 import io.fencegate.gateway.issuer.RedisIssuerConfig;
+import io.fencegate.gateway.issuer.SqlIssuerConfig;
 import io.fencegate.gateway.issuer.ZooKeeperIssuerConfig;
 import io.fencegate.store.spi.StoreSettings;
 import java.nio.file.Path;
@@ -54,6 +55,15 @@ class ShippedConfigsTest {
         GatewayConfig config = load("examples/zookeeper-postgres.yaml");
         assertThat(config.issuer()).isInstanceOfSatisfying(ZooKeeperIssuerConfig.class,
                 zk -> assertThat(zk.connectString().split(",")).hasSize(3));
+        assertThat(config.stores()).containsOnlyKeys("orders");
+        assertThat(config.auth().keys()).isNotEmpty();
+    }
+
+    @Test
+    void postgresOnlyExampleLoadsWithTheSqlIssuer() {
+        GatewayConfig config = load("examples/postgres-only.yaml");
+        assertThat(config.issuer()).isInstanceOfSatisfying(SqlIssuerConfig.class,
+                sql -> assertThat(sql.url()).startsWith("jdbc:postgresql:"));
         assertThat(config.stores()).containsOnlyKeys("orders");
         assertThat(config.auth().keys()).isNotEmpty();
     }

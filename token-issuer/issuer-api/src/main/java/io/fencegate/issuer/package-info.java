@@ -10,6 +10,7 @@
  * operators list live leases ({@code list}: {@link io.fencegate.issuer.LeasePage} of
  * {@link io.fencegate.issuer.LeaseInfo}); an acquire may carry a lock-delay kept in the backend.
  * Backends: {@code io.fencegate.issuer.zookeeper}
- * ({@code fencegate-issuer-zookeeper}), {@code io.fencegate.issuer.redis} ({@code fencegate-issuer-redis}).
+ * ({@code fencegate-issuer-zookeeper}), {@code io.fencegate.issuer.redis} ({@code fencegate-issuer-redis}),
+ * {@code io.fencegate.issuer.sql} ({@code fencegate-issuer-sql}).
  */
 package io.fencegate.issuer;

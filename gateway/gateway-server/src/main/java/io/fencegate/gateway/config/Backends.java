@@ -55,7 +55,7 @@ public final class Backends implements AutoCloseable {
     /** Checks every key of {@code config}; throws {@link ConfigException} naming the first bad one. */
     public static void validate(GatewayConfig config) {
         if (config.issuer() == null) {
-            throw new ConfigException("issuer.type", "required: zookeeper, redis or embedded-zookeeper");
+            throw new ConfigException("issuer.type", "required: " + io.fencegate.gateway.issuer.IssuerConfig.typeList());
         }
         try {
             config.issuer().validate();

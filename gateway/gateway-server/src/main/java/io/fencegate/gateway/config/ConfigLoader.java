@@ -92,10 +92,10 @@ public final class ConfigLoader {
             GatewayConfig.Leases leases) {}
 
     private static IssuerConfig issuer(JsonNode node) {
-        String type = type(node, "issuer", "zookeeper, redis or embedded-zookeeper");
+        String type = type(node, "issuer", IssuerConfig.typeList());
         Class<? extends IssuerConfig> record = IssuerConfig.TYPES.get(type);
         if (record == null) {
-            throw new ConfigException("issuer.type", "expected zookeeper, redis or embedded-zookeeper, got '" + type + "'");
+            throw new ConfigException("issuer.type", "expected " + IssuerConfig.typeList() + ", got '" + type + "'");
         }
         return bind(withoutType(node), record, "issuer.", "not a key of a " + type + " issuer");
     }

@@ -12,7 +12,8 @@ import java.util.function.Consumer;
  * accepts. Sealed, so opening one is an exhaustive switch: a new type cannot fall into another's
  * branch. Each type checks its own keys ({@link #validate()}) and opens itself ({@link #open}).
  */
-public sealed interface IssuerConfig permits ZooKeeperIssuerConfig, EmbeddedZooKeeperIssuerConfig, RedisIssuerConfig {
+public sealed interface IssuerConfig permits ZooKeeperIssuerConfig, EmbeddedZooKeeperIssuerConfig, RedisIssuerConfig,
+        SqlIssuerConfig {
 
     /** The record each {@code type} binds to, in the order error messages list them. */
     Map<String, Class<? extends IssuerConfig>> TYPES = types();
@@ -21,8 +22,15 @@ public sealed interface IssuerConfig permits ZooKeeperIssuerConfig, EmbeddedZooK
         Map<String, Class<? extends IssuerConfig>> types = new LinkedHashMap<>();
         types.put("zookeeper", ZooKeeperIssuerConfig.class);
         types.put("redis", RedisIssuerConfig.class);
+        types.put("sql", SqlIssuerConfig.class);
         types.put("embedded-zookeeper", EmbeddedZooKeeperIssuerConfig.class);
         return java.util.Collections.unmodifiableMap(types);
+    }
+
+    /** The types, as error messages list them: "a, b or c". */
+    static String typeList() {
+        java.util.List<String> names = java.util.List.copyOf(TYPES.keySet());
+        return String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1);
     }
 
     /**

@@ -1,0 +1,50 @@
+package io.fencegate.gateway.issuer;
+
+import io.fencegate.issuer.sql.SqlLeaseIssuer;
+import io.fencegate.store.spi.InvalidSettingException;
+import io.fencegate.store.spi.Settings;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/**
+ * {@code type: sql}: leases from PostgreSQL, MariaDB/MySQL or H2 alone ({@code url}, {@code user},
+ * {@code password}). {@code notifications: false} turns PostgreSQL's LISTEN off (behind pgbouncer
+ * in transaction mode); {@code statementTimeout} bounds each statement (default 5s).
+ */
+public record SqlIssuerConfig(String url, String user, String password, String notifications, String statementTimeout)
+        implements IssuerConfig {
+
+    @Override
+    public void validate() {
+        Settings.required("url", url);
+        if (!url.startsWith("jdbc:")) {
+            throw new InvalidSettingException("url", "expected a JDBC URL, got '" + url + "'");
+        }
+        notificationsOn();
+        Duration timeout = Settings.duration("statementTimeout", statementTimeout, Duration.ofSeconds(5));
+        if (timeout.toSeconds() < 1) {
+            throw new InvalidSettingException("statementTimeout", "must be at least 1s, got '" + statementTimeout + "'");
+        }
+    }
+
+    private boolean notificationsOn() {
+        if (notifications == null) {
+            return true;
+        }
+        return switch (notifications.toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new InvalidSettingException("notifications", "expected true or false, got '" + notifications + "'");
+        };
+    }
+
+    @Override
+    public Opened open(Consumer<AutoCloseable> closeOnStop) {
+        SqlLeaseIssuer issuer = SqlLeaseIssuer.builder().jdbcUrl(url).user(user).password(password)
+                .notifications(notificationsOn())
+                .statementTimeout(Settings.duration("statementTimeout", statementTimeout, Duration.ofSeconds(5)))
+                .build();
+        return new Opened(issuer, "SQL " + url.replaceAll("(?i)(password=)[^&;]*", "$1***"));
+    }
+}

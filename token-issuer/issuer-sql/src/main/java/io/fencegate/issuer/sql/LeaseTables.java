@@ -1,0 +1,407 @@
+package io.fencegate.issuer.sql;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * The issuer's statements, one method per call, each its own short transaction on a connection
+ * borrowed for that call only: nothing is held across calls, no session state (no advisory lock,
+ * no temporary table), so it works through a transaction-mode pooler such as pgbouncer.
+ *
+ * <p>Every time is {@code NOW_US}, the database's clock in epoch microseconds, computed in the
+ * statement: a lease is live iff {@code expires_us > NOW_US}, a lock is grantable iff it has no
+ * live lease and no lock-delay ({@code free_us}) left by that same clock. The Java side only ever
+ * sees durations (remaining ms) to time its retries.
+ */
+final class LeaseTables {
+
+    /** A grant attempt's answer: granted with {@code token}, or not, with the ms until the lock is free (0: its turn belongs to an older waiter). */
+    record Attempt(boolean granted, long token, long busyMs, boolean waiterLive) { }
+
+    /** A live lease read back: its token, ttl and remaining time by the database's clock. */
+    record Live(long token, long ttlMs, long remainingMs) { }
+
+    /** One listing row. */
+    record Listed(byte[] lockName, long token, long remainingMs, String grantedBy) { }
+
+    /** SQLState 40001 (serialization failure, MariaDB's deadlock) and 40P01 (Postgres deadlock): retried. */
+    private static final int RETRIES = 5;
+
+    private final DataSource dataSource;
+    private final SqlDialect dialect;
+    private final int timeoutSeconds;
+
+    private final String insertFence;
+    private final String lockFence;
+    private final String oldestWaiter;
+    private final String grantUpdate;
+    private final String grantInsert;
+    private final String waiterDelete;
+    private final String waiterInsert;
+    private final String waiterRefresh;
+    private final String lockLive;
+    private final String renewUpdate;
+    private final String releaseUpdate;
+    private final String releaseMark;
+    private final String notifyNext;
+    private final String findLive;
+    private final String granted;
+    private final String released;
+    private final String sweepGrants;
+    private final String sweepWaiters;
+
+    LeaseTables(DataSource dataSource, SqlDialect dialect, int timeoutSeconds) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.timeoutSeconds = timeoutSeconds;
+        this.insertFence = "INSERT INTO fencegate_lock_fence (lock_key, lock_name, token) VALUES (?, ?, 0)";
+        this.lockFence = dialect.sql("SELECT token, secret, free_us - NOW_US, NOW_US FROM fencegate_lock_fence"
+                + " WHERE lock_key = ? FOR UPDATE");
+        this.oldestWaiter = dialect.sql("SELECT MIN(id) FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US");
+        this.grantUpdate = dialect.sql("UPDATE fencegate_lock_fence SET token = ?, secret = ?, expires_us = NOW_US + ?,"
+                + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ? WHERE lock_key = ?");
+        this.grantInsert = dialect.sql("INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released)"
+                + " VALUES (?, ?, NOW_US, FALSE)");
+        this.waiterDelete = "DELETE FROM fencegate_lease_waiter WHERE id = ?";
+        this.waiterInsert = dialect.sql("INSERT INTO fencegate_lease_waiter (lock_key, expires_us) VALUES (?, NOW_US + ?)");
+        this.waiterRefresh = dialect.sql("UPDATE fencegate_lease_waiter SET expires_us = NOW_US + ? WHERE id = ?");
+        this.lockLive = dialect.sql("SELECT token, ttl_ms, delay_ms FROM fencegate_lock_fence"
+                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US FOR UPDATE");
+        this.renewUpdate = dialect.sql("UPDATE fencegate_lock_fence SET expires_us = NOW_US + ?, free_us = NOW_US + ?"
+                + " WHERE lock_key = ?");
+        this.releaseUpdate = "UPDATE fencegate_lock_fence SET secret = NULL, expires_us = NULL, free_us = NULL WHERE lock_key = ?";
+        this.releaseMark = "UPDATE fencegate_lease_grant SET released = TRUE WHERE lock_key = ? AND token = ?";
+        // Wakes the next waiter only (its id), on commit; issuers that own no such waiter ignore it.
+        this.notifyNext = dialect.sql("SELECT pg_notify('" + SqlReleaseNotifications.CHANNEL + "', CAST(MIN(id) AS TEXT))"
+                + " FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US HAVING MIN(id) IS NOT NULL");
+        this.findLive = dialect.sql("SELECT token, ttl_ms, expires_us - NOW_US FROM fencegate_lock_fence"
+                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
+        // The current fence token counts too: a lease renewed past the grant retention stays granted.
+        this.granted = "SELECT 1 FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?"
+                + " UNION ALL SELECT 1 FROM fencegate_lock_fence WHERE lock_key = ? AND token = ?";
+        this.released = "SELECT released FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?";
+        this.sweepGrants = dialect.sql("DELETE FROM fencegate_lease_grant WHERE granted_us < NOW_US - ?");
+        this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE expires_us < NOW_US - 60000000");
+    }
+
+    /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
+    void ensureFence(byte[] key, byte[] name) throws SQLException {
+        try (Connection c = connection(); PreparedStatement s = prepare(c, insertFence)) {
+            s.setBytes(1, key);
+            s.setBytes(2, name);
+            s.executeUpdate();
+        } catch (SQLException e) {
+            if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * One grant attempt, in one transaction holding the lock's fence row: grants iff the lock has no
+     * live lease and no lock-delay left, and no live waiter older than {@code waiterId} (0: the caller
+     * does not wait in line, so any live waiter comes first). The token is the largest of the fence
+     * + 1, the database's clock in microseconds and {@code floor} + 1 (see {@link SqlLeaseIssuer}
+     * on restores). A caller that waits and was not granted has its waiter row refreshed.
+     *
+     * @return null if the fence row is missing (create it and try again)
+     */
+    Attempt grant(byte[] key, String secret, long ttlMs, long delayMs, long waiterId, long waiterTtlMs,
+                  long floor, String grantedBy) throws SQLException {
+        return inTransaction(c -> {
+            long fence;
+            long busyUs;
+            long nowUs;
+            boolean held;
+            try (PreparedStatement s = prepare(c, lockFence)) {
+                s.setBytes(1, key);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    fence = rs.getLong(1);
+                    held = rs.getObject(2) != null;
+                    busyUs = rs.getLong(3);
+                    held = held && !rs.wasNull() && busyUs > 0;
+                    nowUs = rs.getLong(4);
+                }
+            }
+            Long oldest = null;
+            if (!held) {
+                try (PreparedStatement s = prepare(c, oldestWaiter)) {
+                    s.setBytes(1, key);
+                    try (ResultSet rs = s.executeQuery()) {
+                        if (rs.next()) {
+                            long id = rs.getLong(1);
+                            oldest = rs.wasNull() ? null : id;
+                        }
+                    }
+                }
+            }
+            if (held || (oldest != null && oldest != waiterId)) {
+                boolean live = waiterId > 0 && refreshWaiter(c, waiterId, waiterTtlMs);
+                return new Attempt(false, 0, held ? Math.max(1, (busyUs + 999) / 1000) : 0, live);
+            }
+            long token = Math.max(Math.max(fence, floor), nowUs);
+            if (token == Long.MAX_VALUE) {
+                throw new SQLException("fencing tokens exhausted on this lock");
+            }
+            token += 1;
+            try (PreparedStatement s = prepare(c, grantUpdate)) {
+                s.setLong(1, token);
+                s.setString(2, secret);
+                s.setLong(3, ttlMs * 1000);
+                s.setLong(4, (ttlMs + delayMs) * 1000);
+                s.setLong(5, ttlMs);
+                s.setLong(6, delayMs);
+                s.setString(7, grantedBy);
+                s.setBytes(8, key);
+                s.executeUpdate();
+            }
+            try (PreparedStatement s = prepare(c, grantInsert)) {
+                s.setBytes(1, key);
+                s.setLong(2, token);
+                s.executeUpdate();
+            }
+            if (waiterId > 0) {
+                deleteWaiter(c, waiterId);
+            }
+            return new Attempt(true, token, 0, false);
+        });
+    }
+
+    private boolean refreshWaiter(Connection c, long waiterId, long waiterTtlMs) throws SQLException {
+        try (PreparedStatement s = prepare(c, waiterRefresh)) {
+            s.setLong(1, waiterTtlMs * 1000);
+            s.setLong(2, waiterId);
+            return s.executeUpdate() == 1;
+        }
+    }
+
+    /** A place in line: a new waiter row, living {@code waiterTtlMs} unless refreshed. */
+    long addWaiter(byte[] key, long waiterTtlMs) throws SQLException {
+        try (Connection c = connection(); PreparedStatement s = c.prepareStatement(waiterInsert, new String[] {"id"})) {
+            s.setQueryTimeout(timeoutSeconds);
+            s.setBytes(1, key);
+            s.setLong(2, waiterTtlMs * 1000);
+            s.executeUpdate();
+            try (ResultSet rs = s.getGeneratedKeys()) {
+                if (!rs.next()) {
+                    throw new SQLException("the database returned no id for the new waiter row");
+                }
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    void removeWaiter(long waiterId) throws SQLException {
+        try (Connection c = connection()) {
+            deleteWaiter(c, waiterId);
+        }
+    }
+
+    private void deleteWaiter(Connection c, long waiterId) throws SQLException {
+        try (PreparedStatement s = prepare(c, waiterDelete)) {
+            s.setLong(1, waiterId);
+            s.executeUpdate();
+        }
+    }
+
+    /** Extends a live lease to now + its ttl; null if the secret names no live lease of the lock. */
+    Live renew(byte[] key, String secret) throws SQLException {
+        return inTransaction(c -> {
+            long token;
+            long ttlMs;
+            long delayMs;
+            try (PreparedStatement s = prepare(c, lockLive)) {
+                s.setBytes(1, key);
+                s.setString(2, secret);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    token = rs.getLong(1);
+                    ttlMs = rs.getLong(2);
+                    delayMs = rs.getLong(3);
+                }
+            }
+            try (PreparedStatement s = prepare(c, renewUpdate)) {
+                s.setLong(1, ttlMs * 1000);
+                s.setLong(2, (ttlMs + delayMs) * 1000);
+                s.setBytes(3, key);
+                s.executeUpdate();
+            }
+            return new Live(token, ttlMs, ttlMs);
+        });
+    }
+
+    /**
+     * Ends a live lease at once (a release leaves no lock-delay), marks its grant released, and on
+     * PostgreSQL notifies the next live waiter. Null if the secret names no live lease.
+     */
+    Long release(byte[] key, String secret) throws SQLException {
+        return inTransaction(c -> {
+            long token;
+            try (PreparedStatement s = prepare(c, lockLive)) {
+                s.setBytes(1, key);
+                s.setString(2, secret);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    token = rs.getLong(1);
+                }
+            }
+            try (PreparedStatement s = prepare(c, releaseUpdate)) {
+                s.setBytes(1, key);
+                s.executeUpdate();
+            }
+            try (PreparedStatement s = prepare(c, releaseMark)) {
+                s.setBytes(1, key);
+                s.setLong(2, token);
+                s.executeUpdate();
+            }
+            if (dialect == SqlDialect.POSTGRESQL) {
+                try (PreparedStatement s = prepare(c, notifyNext)) {
+                    s.setBytes(1, key);
+                    s.executeQuery().close();
+                }
+            }
+            return token;
+        });
+    }
+
+    /** The live lease the secret names, read without changing it; null if none. */
+    Live find(byte[] key, String secret) throws SQLException {
+        try (Connection c = connection(); PreparedStatement s = prepare(c, findLive)) {
+            s.setBytes(1, key);
+            s.setString(2, secret);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? new Live(rs.getLong(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000)) : null;
+            }
+        }
+    }
+
+    boolean wasGranted(byte[] key, long token) throws SQLException {
+        try (Connection c = connection(); PreparedStatement s = prepare(c, granted)) {
+            s.setBytes(1, key);
+            s.setLong(2, token);
+            s.setBytes(3, key);
+            s.setLong(4, token);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /** Whether the grant (key, token) was released; null if no grant row is kept for it. */
+    Boolean wasReleased(byte[] key, long token) throws SQLException {
+        try (Connection c = connection(); PreparedStatement s = prepare(c, released)) {
+            s.setBytes(1, key);
+            s.setLong(2, token);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getBoolean(1) : null;
+            }
+        }
+    }
+
+    /**
+     * Live leases on locks whose name starts with {@code prefix} (bytes), after {@code after} (null:
+     * from the first), in byte order of the name, at most {@code limit} + 1 (the extra one tells
+     * that another page follows).
+     */
+    List<Listed> list(byte[] prefix, byte[] after, int limit) throws SQLException {
+        StringBuilder sql = new StringBuilder("SELECT lock_name, token, expires_us - NOW_US, granted_by FROM fencegate_lock_fence"
+                + " WHERE secret IS NOT NULL AND expires_us > NOW_US");
+        if (prefix.length > 0) {
+            sql.append(" AND SUBSTRING(lock_name FROM 1 FOR ?) = ?");
+        }
+        if (after != null) {
+            sql.append(" AND lock_name > ?");
+        }
+        sql.append(" ORDER BY lock_name LIMIT ?");
+        try (Connection c = connection(); PreparedStatement s = prepare(c, dialect.sql(sql.toString()))) {
+            int i = 1;
+            if (prefix.length > 0) {
+                s.setInt(i++, prefix.length);
+                s.setBytes(i++, prefix);
+            }
+            if (after != null) {
+                s.setBytes(i++, after);
+            }
+            s.setInt(i, limit + 1);
+            List<Listed> rows = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new Listed(rs.getBytes(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000), rs.getString(4)));
+                }
+            }
+            return rows;
+        }
+    }
+
+    /** The remaining ms of the live lease the secret names, or -1 if it is no longer live. */
+    long remainingMs(byte[] key, String secret) throws SQLException {
+        Live live = find(key, secret);
+        return live == null ? -1 : live.remainingMs();
+    }
+
+    /** Deletes grant rows older than the retention and waiter rows dead for a minute. */
+    int sweep(long retentionMs) throws SQLException {
+        try (Connection c = connection(); PreparedStatement grants = prepare(c, sweepGrants);
+                PreparedStatement waiters = prepare(c, sweepWaiters)) {
+            grants.setLong(1, retentionMs * 1000);
+            return grants.executeUpdate() + waiters.executeUpdate();
+        }
+    }
+
+    // ------------------------------------------------------------------ plumbing
+
+    private interface InTransaction<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /** Runs {@code work} in one transaction of its own, committed if it returns; deadlocks are retried. */
+    private <T> T inTransaction(InTransaction<T> work) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = connection()) {
+                boolean autoCommit = c.getAutoCommit();
+                c.setAutoCommit(false);
+                try {
+                    T result = work.run(c);
+                    c.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    try {
+                        c.rollback();
+                    } catch (SQLException rollback) {
+                        e.addSuppressed(rollback);
+                    }
+                    throw e;
+                } finally {
+                    c.setAutoCommit(autoCommit);
+                }
+            } catch (SQLException e) {
+                String state = e.getSQLState();
+                if (attempt >= RETRIES || !("40001".equals(state) || "40P01".equals(state))) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private Connection connection() throws SQLException {
+        return dataSource.getConnection();
+    }
+
+    private PreparedStatement prepare(Connection c, String sql) throws SQLException {
+        PreparedStatement s = c.prepareStatement(sql);
+        s.setQueryTimeout(timeoutSeconds);
+        return s;
+    }
+}

@@ -1,0 +1,572 @@
+package io.fencegate.issuer.sql;
+
+import io.fencegate.issuer.IssuerUnavailableException;
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseEnd;
+import io.fencegate.issuer.LeaseInfo;
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LeasePage;
+import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.backend.DaemonThreads;
+import io.fencegate.issuer.backend.KnownGrants;
+import io.fencegate.issuer.backend.LeaseIdFormat;
+import io.fencegate.issuer.backend.LeaseListeners;
+import io.fencegate.issuer.backend.ListCursors;
+import io.fencegate.issuer.backend.LruMap;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leases from a SQL database alone: PostgreSQL, MariaDB/MySQL (InnoDB) or H2. Build one with
+ * {@link #builder()}; every instance on the same tables is one issuer, as gateways scale out.
+ *
+ * <ul>
+ *   <li><b>Tokens.</b> Each lock has one fence row, never deleted. A grant is one short transaction
+ *       that locks it ({@code SELECT … FOR UPDATE}), checks it is free, raises its token and writes the
+ *       lease, so two instances never grant a lock twice and its tokens strictly increase. Why
+ *       {@code SELECT … FOR UPDATE} and not {@code UPDATE … RETURNING}: MariaDB has no RETURNING on
+ *       UPDATE, the grant also reads the waiter line under the same lock, and one algorithm on every
+ *       database is one algorithm to prove and test.</li>
+ *   <li><b>Restores.</b> The new token is the largest of the fence + 1, the database's clock in
+ *       epoch microseconds, and the highest token this instance has granted on any lock + 1. A database
+ *       restored from an older backup has older fence rows, but its clock has moved on: the first
+ *       grant after the restore still lies above every token granted before it (no lock is granted
+ *       a million times a second). This assumes the restored server's clock is not behind the old
+ *       one's: see docs/gateway.md.</li>
+ *   <li><b>Time.</b> Every expiry is computed and judged in SQL by the database's clock
+ *       ({@code clock_timestamp()}, {@code UTC_TIMESTAMP(6)}, {@code CURRENT_TIMESTAMP}): a gateway
+ *       whose clock is off changes nobody's lease. This JVM's clocks only time retries and turn the
+ *       database's remaining durations into {@link Lease#expiresAt()} for the caller.</li>
+ *   <li><b>No session state.</b> Each call borrows a connection for one transaction and returns it:
+ *       it works through pgbouncer in transaction mode (with notifications off).</li>
+ *   <li><b>Waiting</b> is FIFO: a waiter takes a numbered row; the lock goes to the oldest live one.
+ *       On PostgreSQL a release NOTIFYs that waiter's id (one LISTEN connection per instance);
+ *       otherwise, and whenever that connection is down, waiters poll with a capped back-off.</li>
+ * </ul>
+ *
+ * <p>Every statement is bounded by the statement timeout; connecting by the pool's. Returned stages
+ * complete on the issuer's JDBC threads.
+ */
+public final class SqlLeaseIssuer implements LeaseIssuer {
+
+    private static final Logger log = LoggerFactory.getLogger(SqlLeaseIssuer.class);
+    static final LeaseIdFormat IDS = new LeaseIdFormat("sl1", 8192);
+    /** A waiter row lives this long unless its waiter refreshes it (each poll does): a dead instance's waiters leave the line soon. */
+    static final long WAITER_TTL_MS = 3000;
+    private static final long FIRST_BACKOFF_MS = 5;
+    private static final long POLL_CAP_MS = 200;
+    private static final long POLL_CAP_LISTENING_MS = 1000;
+    private static final long SWEEP_EVERY_MS = 60_000;
+
+    private final DataSource dataSource;
+    private final AutoCloseable ownedPool;
+    private final String where;
+    private final String instanceName;
+    private final Duration grantRetention;
+    private final LeaseTables tables;
+    private final ExecutorService jdbc;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final SqlReleaseNotifications notifications;
+    private final SqlExpiryWatch expiries;
+    private final KnownGrants grantCache = new KnownGrants(100_000);
+    /**
+     * The highest token this instance has granted, on any lock: no grant here goes below it, on any
+     * lock, whatever the database's rows or clock say. Tokens are clock values, so one number
+     * covers every lock: after a restore onto a server whose clock is behind, this instance still
+     * never hands out a token it (or, for the locks it has seen, anyone) handed out before.
+     */
+    private final AtomicLong highestGranted = new AtomicLong();
+    /** Locks whose fence row this instance has seen (rows are never deleted, but a restore may lose one: handled). */
+    private final Map<String, Boolean> fenced = LruMap.synchronizedOf(100_000);
+    private final Map<Long, Acquisition> waitersById = new ConcurrentHashMap<>();
+    private final Map<Acquisition, Boolean> waiting = new ConcurrentHashMap<>();
+    private final LeaseListeners listeners = new LeaseListeners();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    SqlLeaseIssuer(SqlLeaseIssuerBuilder b, DataSource dataSource, AutoCloseable ownedPool, SqlDialect dialect) {
+        this.dataSource = dataSource;
+        this.ownedPool = ownedPool;
+        this.where = b.where();
+        this.instanceName = b.instanceName();
+        this.grantRetention = b.grantRetention();
+        this.tables = new LeaseTables(dataSource, dialect, (int) Math.max(1, b.statementTimeout().toSeconds()));
+        this.jdbc = new ThreadPoolExecutor(b.threads(), b.threads(), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                DaemonThreads.named("fencegate-sql-issuer"));
+        this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-sql-issuer-timer"));
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.expiries = new SqlExpiryWatch(tables, scheduler, jdbc, this::tellListeners);
+        this.notifications = dialect == SqlDialect.POSTGRESQL && b.notifications()
+                ? new SqlReleaseNotifications(dataSource, this::wakeWaiter) : null;
+        scheduler.scheduleWithFixedDelay(() -> runQuietly(this::sweep), SWEEP_EVERY_MS, SWEEP_EVERY_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** A builder: {@code SqlLeaseIssuer.builder().dataSource(pool).build()}. */
+    public static SqlLeaseIssuerBuilder builder() {
+        return new SqlLeaseIssuerBuilder();
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
+        return acquire(lock, ttl, wait, Duration.ZERO);
+    }
+
+    /** The delay is kept in the lock's row ({@code free_us}), so every instance honours it. */
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
+        byte[] name;
+        try {
+            name = LockNames.utf8(lock);
+            if (ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
+                throw new IllegalArgumentException("acquire needs ttl >= 1 ms and wait >= 0; got ttl=" + ttl + " wait=" + wait);
+            }
+            if (lockDelay == null || lockDelay.isNegative()) {
+                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
+            }
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (closed.get()) {
+            return closedFailure();
+        }
+        Acquisition acquisition = new Acquisition(lock, name, ttl.toMillis(), lockDelay.toMillis(),
+                System.nanoTime() + wait.toNanos(), !wait.isZero());
+        waiting.put(acquisition, Boolean.TRUE);
+        acquisition.tryNow();
+        return acquisition.result;
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> renew(String leaseId) {
+        return onLease(leaseId, Optional.empty(), (lock, secret) -> {
+            long sent = System.currentTimeMillis();
+            LeaseTables.Live live = tables.renew(key(lock), secret);
+            return live == null ? Optional.empty() : Optional.of(new Lease(lock, leaseId, live.token(), sent + live.ttlMs()));
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(String leaseId) {
+        return onLease(leaseId, false, (lock, secret) -> releaseNow(lock, secret));
+    }
+
+    private boolean releaseNow(String lock, String secret) throws Exception {
+        Long token = tables.release(key(lock), secret);
+        if (token == null) {
+            return false;
+        }
+        expiries.forget(secret);
+        wakeOldestLocalWaiter(lock);
+        return true;
+    }
+
+    @Override
+    public CompletionStage<Boolean> wasGranted(String lock, long token) {
+        byte[] name;
+        try {
+            name = LockNames.utf8(lock);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (closed.get()) {
+            return closedFailure();
+        }
+        if (token <= 0) {
+            return CompletableFuture.completedFuture(false);
+        }
+        if (grantCache.contains(lock, token)) {
+            return CompletableFuture.completedFuture(true);
+        }
+        return call(() -> {
+            boolean granted = tables.wasGranted(sha256(name), token);
+            if (granted) {
+                grantCache.add(lock, token);
+            }
+            return granted;
+        });
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> find(String leaseId) {
+        return onLease(leaseId, Optional.empty(), (lock, secret) -> {
+            long sent = System.currentTimeMillis();
+            LeaseTables.Live live = tables.find(key(lock), secret);
+            return live == null ? Optional.empty() : Optional.of(new Lease(lock, leaseId, live.token(), sent + live.remainingMs()));
+        });
+    }
+
+    @Override
+    public CompletionStage<Boolean> wasReleased(Lease lease) {
+        return onLease(lease.leaseId(), false, (lock, secret) -> Boolean.TRUE.equals(tables.wasReleased(key(lock), lease.token())));
+    }
+
+    @Override
+    public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
+        String after;
+        try {
+            after = ListCursors.checkedAfter(lockPrefix, cursor, limit);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (closed.get()) {
+            return closedFailure();
+        }
+        return call(() -> {
+            long sent = System.currentTimeMillis();
+            List<LeaseTables.Listed> rows = tables.list(lockPrefix.getBytes(StandardCharsets.UTF_8),
+                    after == null ? null : after.getBytes(StandardCharsets.UTF_8), limit);
+            List<LeaseInfo> leases = new ArrayList<>();
+            for (int i = 0; i < Math.min(limit, rows.size()); i++) {
+                LeaseTables.Listed row = rows.get(i);
+                leases.add(new LeaseInfo(new String(row.lockName(), StandardCharsets.UTF_8), row.token(),
+                        sent + row.remainingMs(), row.grantedBy() == null ? "" : row.grantedBy()));
+            }
+            Optional<String> next = rows.size() > limit
+                    ? Optional.of(ListCursors.encode(leases.get(leases.size() - 1).lock())) : Optional.empty();
+            return new LeasePage(leases, next);
+        });
+    }
+
+    @Override
+    public void addListener(LeaseListener listener) {
+        listeners.add(listener);
+    }
+
+    /** Fails the waiting calls, releases the leases granted here that are still held, then closes. Bounded in time. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        new ArrayList<>(waiting.keySet()).forEach(a -> a.fail(new IssuerUnavailableException("SQL lease issuer closed while waiting")));
+        List<CompletableFuture<Boolean>> releases = new ArrayList<>();
+        for (SqlExpiryWatch.Tracked t : expiries.drain()) {
+            releases.add(supply(() -> releaseNow(t.lease.lock(), t.secret)).exceptionally(e -> false));
+        }
+        try {
+            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            log.warn("SQL lease issuer closed without releasing every lease (they end at their ttl): {}", e.toString());
+        }
+        if (notifications != null) {
+            notifications.close();
+        }
+        scheduler.shutdownNow();
+        jdbc.shutdown();
+        try {
+            jdbc.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        jdbc.shutdownNow();
+        if (ownedPool != null) {
+            try {
+                ownedPool.close();
+            } catch (Exception e) {
+                log.warn("SQL lease issuer: closing its pool failed: {}", e.toString());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ plumbing
+
+    private interface JdbcCall<T> {
+        T run() throws Exception;
+    }
+
+    private interface LeaseCall<T> {
+        T run(String lock, String secret) throws Exception;
+    }
+
+    /** Runs {@code call} for an id this issuer could have made; any other id answers {@code none} without a round trip. */
+    private <T> CompletionStage<T> onLease(String leaseId, T none, LeaseCall<T> call) {
+        if (closed.get()) {
+            return closedFailure();
+        }
+        Optional<LeaseIdFormat.Parsed> parsed = IDS.parse(leaseId);
+        if (parsed.isEmpty()) {
+            return CompletableFuture.completedFuture(none);
+        }
+        String lock = parsed.get().subject();
+        try {
+            LockNames.check(lock);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.completedFuture(none);
+        }
+        return call(() -> call.run(lock, parsed.get().secret()));
+    }
+
+    private <T> CompletionStage<T> call(JdbcCall<T> call) {
+        return supply(call);
+    }
+
+    private <T> CompletableFuture<T> supply(JdbcCall<T> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            jdbc.execute(() -> {
+                try {
+                    result.complete(call.run());
+                } catch (Exception e) {
+                    result.completeExceptionally(mapError(e));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new IssuerUnavailableException("SQL lease issuer is closed"));
+        }
+        return result;
+    }
+
+    private Throwable mapError(Throwable error) {
+        if (error instanceof IssuerUnavailableException || error instanceof IllegalArgumentException) {
+            return error;
+        }
+        return new IssuerUnavailableException("SQL lease issuer at " + where + " failed: " + error.getMessage(), error);
+    }
+
+    private static <T> CompletableFuture<T> closedFailure() {
+        return CompletableFuture.failedFuture(new IssuerUnavailableException("SQL lease issuer is closed"));
+    }
+
+    private void runQuietly(Runnable task) {
+        try {
+            jdbc.execute(task);
+        } catch (RejectedExecutionException closing) {
+            // closing
+        }
+    }
+
+    private void sweep() {
+        try {
+            tables.sweep(grantRetention.toMillis());
+        } catch (Exception e) {
+            log.debug("SQL lease issuer: sweep failed: {}", e.toString());
+        }
+    }
+
+    private void tellListeners(Lease lease, LeaseEnd reason) {
+        log.debug("lease on lock '{}' with token {} ended: {}", lease.lock(), lease.token(), reason);
+        listeners.tell(lease, reason);
+    }
+
+    private void wakeWaiter(long waiterId) {
+        Acquisition a = waitersById.get(waiterId);
+        if (a != null) {
+            a.wake();
+        }
+    }
+
+    /** A release here wakes this instance's oldest waiter on the lock (others hear a NOTIFY, or poll). */
+    private void wakeOldestLocalWaiter(String lock) {
+        waitersById.values().stream().filter(a -> a.lock.equals(lock))
+                .min(Comparator.comparingLong(a -> a.waiterId))
+                .ifPresent(Acquisition::wake);
+    }
+
+    private long pollCapMs() {
+        return notifications != null && notifications.listening() ? POLL_CAP_LISTENING_MS : POLL_CAP_MS;
+    }
+
+    private static byte[] key(String lock) {
+        return sha256(lock.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The fence row's key: SHA-256 of the name's UTF-8 bytes (names are up to 4096 bytes, past any index entry). */
+    static byte[] sha256(byte[] name) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(name);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
+    /** One acquire call: tries, and while the lock is held and time remains, waits in line. */
+    private final class Acquisition {
+        final String lock;
+        final byte[] key;
+        final byte[] name;
+        final long ttlMs;
+        final long delayMs;
+        final long deadlineNanos;
+        final boolean waits;
+        final String secret = LeaseIdFormat.newSecret();
+        final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+        final AtomicBoolean inFlight = new AtomicBoolean();
+        volatile boolean wokenWhileInFlight;
+        volatile long waiterId;
+        volatile ScheduledFuture<?> timer;
+        long backoffMs = FIRST_BACKOFF_MS;
+
+        Acquisition(String lock, byte[] name, long ttlMs, long delayMs, long deadlineNanos, boolean waits) {
+            this.lock = lock;
+            this.name = name;
+            this.key = sha256(name);
+            this.ttlMs = ttlMs;
+            this.delayMs = delayMs;
+            this.deadlineNanos = deadlineNanos;
+            this.waits = waits;
+        }
+
+        void wake() {
+            wokenWhileInFlight = true;
+            tryNow();
+        }
+
+        void tryNow() {
+            if (result.isDone() || !inFlight.compareAndSet(false, true)) {
+                return;
+            }
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+            wokenWhileInFlight = false;
+            try {
+                jdbc.execute(this::attempt);
+            } catch (RejectedExecutionException e) {
+                inFlight.set(false);
+                fail(new IssuerUnavailableException("SQL lease issuer is closed"));
+            }
+        }
+
+        private void attempt() {
+            try {
+                if (closed.get()) {
+                    fail(new IssuerUnavailableException("SQL lease issuer closed while waiting"));
+                    return;
+                }
+                // Before the transaction: the lease's expiry counts from here, never later than the database's.
+                long sentMs = System.currentTimeMillis();
+                LeaseTables.Attempt answer = grantOnce();
+                if (answer.granted()) {
+                    granted(answer.token(), sentMs);
+                    return;
+                }
+                long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+                if (!waits || remainingMs <= 0) {
+                    leaveLine();
+                    result.complete(Optional.empty());
+                    waiting.remove(this);
+                    return;
+                }
+                if (!answer.waiterLive()) {
+                    // First refusal, or our row outlived its ttl (a long pause): take a (new) place in line.
+                    leaveLine();
+                    waiterId = tables.addWaiter(key, WAITER_TTL_MS);
+                    waitersById.put(waiterId, this);
+                    retryIn(0);
+                    return;
+                }
+                long delay = Math.min(backoffMs, remainingMs);
+                if (answer.busyMs() > 0) {
+                    delay = Math.min(delay, answer.busyMs());
+                }
+                backoffMs = Math.min(backoffMs * 2, pollCapMs());
+                retryIn(delay);
+            } catch (Exception e) {
+                fail(mapError(e));
+            }
+        }
+
+        private LeaseTables.Attempt grantOnce() throws Exception {
+            for (int i = 0; i < 2; i++) {
+                if (!fenced.containsKey(lock)) {
+                    tables.ensureFence(key, name);
+                    fenced.put(lock, Boolean.TRUE);
+                }
+                long floor = highestGranted.get();
+                LeaseTables.Attempt answer = tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                if (answer != null) {
+                    return answer;
+                }
+                fenced.remove(lock); // the row is gone (a restore from before the lock existed): create it again
+            }
+            throw new IllegalStateException("the fence row of lock '" + lock + "' keeps vanishing");
+        }
+
+        private void retryIn(long delayMs) {
+            inFlight.set(false);
+            if (wokenWhileInFlight || delayMs <= 0) {
+                tryNow();
+                return;
+            }
+            try {
+                timer = scheduler.schedule(this::tryNow, delayMs, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                fail(new IssuerUnavailableException("SQL lease issuer closed while waiting"));
+            }
+        }
+
+        private void granted(long token, long sentMs) {
+            waitersById.remove(waiterId);
+            waiterId = 0;
+            highestGranted.accumulateAndGet(token, Math::max);
+            grantCache.add(lock, token);
+            Lease lease = new Lease(lock, IDS.format(lock, secret), token, sentMs + ttlMs);
+            expiries.track(lease, key, secret, lease.expiresAt() - System.currentTimeMillis());
+            waiting.remove(this);
+            if (!result.complete(Optional.of(lease))) {
+                try {
+                    releaseNow(lock, secret); // nobody will ever see this lease (the issuer closed)
+                } catch (Exception e) {
+                    log.debug("SQL lease issuer: release of an unseen lease failed: {}", e.toString());
+                }
+            }
+        }
+
+        /** Leaves the line (best effort: a row left behind expires after {@link #WAITER_TTL_MS}). */
+        private void leaveLine() {
+            long id = waiterId;
+            if (id > 0) {
+                waitersById.remove(id);
+                waiterId = 0;
+                try {
+                    tables.removeWaiter(id);
+                } catch (Exception e) {
+                    log.debug("SQL lease issuer: leaving the line failed: {}", e.toString());
+                }
+            }
+        }
+
+        void fail(Throwable error) {
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+            waiting.remove(this);
+            if (result.completeExceptionally(error)) {
+                long id = waiterId;
+                if (id > 0) {
+                    waitersById.remove(id);
+                    try {
+                        jdbc.execute(this::leaveLine);
+                    } catch (RejectedExecutionException closing) {
+                        // its row expires by itself
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.fencegate.issuer.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fencegate.issuer.IssuerUnavailableException;
+import io.fencegate.issuer.Lease;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The issuer as a library in any JVM application: on the application's own pool, which it leaves
+ * open; refusing a pool whose connections are not in auto-commit (its transactions are its own);
+ * and failing every call with IssuerUnavailableException, promptly, once the database is gone.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SqlLibraryUseIT {
+
+    @Test
+    void anApplicationsOwnPoolServesLeasesAndStaysOpenAfterTheIssuerCloses() throws Exception {
+        try (SqlTestDatabase db = SqlTestDatabase.create(SqlTestDatabase.Kind.MARIADB); HikariDataSource pool = pool(db, true)) {
+            try (SqlLeaseIssuer issuer = SqlLeaseIssuer.builder().dataSource(pool).build()) {
+                Lease lease = issuer.acquire("orders/42", Duration.ofSeconds(10), Duration.ofSeconds(2)).toCompletableFuture()
+                        .get(20, TimeUnit.SECONDS).orElseThrow();
+                assertThat(issuer.wasGranted("orders/42", lease.token()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+                assertThat(issuer.release(lease.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+            }
+            assertThat(pool.isClosed()).isFalse();
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                assertThat(s.execute("SELECT 1")).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aPoolWhoseConnectionsAreNotInAutoCommitIsRefused() throws Exception {
+        try (SqlTestDatabase db = SqlTestDatabase.create(SqlTestDatabase.Kind.H2); HikariDataSource pool = pool(db, false)) {
+            assertThatThrownBy(() -> SqlLeaseIssuer.builder().dataSource(pool).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("auto-commit");
+        }
+    }
+
+    @Test
+    void onceTheDatabaseIsGoneEveryCallFailsWithIssuerUnavailablePromptly() throws Exception {
+        try (SqlTestDatabase db = SqlTestDatabase.create(SqlTestDatabase.Kind.H2)) {
+            SqlLeaseIssuer issuer = db.issuer().connectTimeout(Duration.ofSeconds(1)).build();
+            Lease lease = issuer.acquire("gone", Duration.ofSeconds(30), Duration.ZERO).toCompletableFuture()
+                    .get(20, TimeUnit.SECONDS).orElseThrow();
+            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+                s.execute("SHUTDOWN");
+            }
+            long start = System.nanoTime();
+            assertUnavailable(() -> issuer.acquire("other", Duration.ofSeconds(30), Duration.ofSeconds(2)));
+            assertUnavailable(() -> issuer.renew(lease.leaseId()));
+            assertUnavailable(() -> issuer.release(lease.leaseId()));
+            assertUnavailable(() -> issuer.wasGranted("gone", lease.token() + 1));
+            assertUnavailable(() -> issuer.list("", null, 10));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+            issuer.close();
+        }
+    }
+
+    private static void assertUnavailable(Supplier<? extends CompletionStage<?>> call) {
+        assertThatThrownBy(() -> call.get().toCompletableFuture().get(20, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).cause().isInstanceOf(IssuerUnavailableException.class);
+    }
+
+    private static HikariDataSource pool(SqlTestDatabase db, boolean autoCommit) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.url());
+        config.setUsername(db.user());
+        config.setPassword("");
+        config.setMaximumPoolSize(6);
+        config.setAutoCommit(autoCommit);
+        return new HikariDataSource(config);
+    }
+}
