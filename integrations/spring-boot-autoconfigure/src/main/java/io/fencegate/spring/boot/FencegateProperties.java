@@ -16,6 +16,7 @@ public class FencegateProperties {
     private final Client client = new Client();
     private final Issuer issuer = new Issuer();
     private final Jdbc jdbc = new Jdbc();
+    private final Shedlock shedlock = new Shedlock();
 
     public Client getClient() {
         return client;
@@ -27,6 +28,27 @@ public class FencegateProperties {
 
     public Jdbc getJdbc() {
         return jdbc;
+    }
+
+    public Shedlock getShedlock() {
+        return shedlock;
+    }
+
+    /** ShedLock's LockProvider on the lease issuer (module fencegate-shedlock). */
+    public static class Shedlock {
+        /** Create a FencedLockProvider bean when there is a LeaseIssuer and no other LockProvider. */
+        private boolean enabled = true;
+        /** Put before every job's lock name, e.g. "jobs/": jobs then share one metrics prefix. */
+        private String lockPrefix = "";
+        /** Bound on one acquire or release call to the issuer. */
+        private Duration callTimeout = Duration.ofSeconds(10);
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public String getLockPrefix() { return lockPrefix; }
+        public void setLockPrefix(String lockPrefix) { this.lockPrefix = lockPrefix; }
+        public Duration getCallTimeout() { return callTimeout; }
+        public void setCallTimeout(Duration callTimeout) { this.callTimeout = callTimeout; }
     }
 
     /** The HTTP client of a fencegate gateway (module fencegate-client). */

@@ -20,7 +20,7 @@ class FencegateAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencegateClientAutoConfiguration.class,
                     FencegateIssuerAutoConfiguration.class, FencegateJdbcAutoConfiguration.class,
-                    FencegateHealthAutoConfiguration.class));
+                    FencegateHealthAutoConfiguration.class, FencegateShedLockAutoConfiguration.class));
 
     @Test
     void withoutPropertiesNothingIsCreated() {
@@ -134,6 +134,18 @@ class FencegateAutoConfigurationTest {
     void theApplicationsOwnIssuerWins() {
         runner.withUserConfiguration(OwnIssuer.class).withPropertyValues("fencegate.issuer.backend=zookeeper")
                 .run(context -> assertThat(context.getBean(LeaseIssuer.class)).isSameAs(OtherBackend.ISSUER));
+    }
+
+    @Test
+    void anIssuerGivesShedLockAFencedLockProviderUnlessTheApplicationHasOne() {
+        runner.withUserConfiguration(OwnIssuer.class).run(context ->
+                assertThat(context).hasSingleBean(io.fencegate.shedlock.FencedLockProvider.class));
+        runner.withUserConfiguration(OwnIssuer.class).withPropertyValues("fencegate.shedlock.enabled=false").run(context ->
+                assertThat(context).doesNotHaveBean(net.javacrumbs.shedlock.core.LockProvider.class));
+        runner.withClassLoader(new FilteredClassLoader(io.fencegate.shedlock.FencedLockProvider.class))
+                .withUserConfiguration(OwnIssuer.class).run(context ->
+                        assertThat(context).hasNotFailed().doesNotHaveBean(net.javacrumbs.shedlock.core.LockProvider.class));
+        runner.run(context -> assertThat(context).doesNotHaveBean(net.javacrumbs.shedlock.core.LockProvider.class));
     }
 
     @Configuration(proxyBeanMethods = false)
