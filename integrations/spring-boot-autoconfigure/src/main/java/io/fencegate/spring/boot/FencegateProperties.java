@@ -17,6 +17,7 @@ public class FencegateProperties {
     private final Issuer issuer = new Issuer();
     private final Jdbc jdbc = new Jdbc();
     private final Shedlock shedlock = new Shedlock();
+    private final Integration integration = new Integration();
 
     public Client getClient() {
         return client;
@@ -32,6 +33,31 @@ public class FencegateProperties {
 
     public Shedlock getShedlock() {
         return shedlock;
+    }
+
+    public Integration getIntegration() {
+        return integration;
+    }
+
+    /** Spring Integration's LockRegistry on the lease issuer (module fencegate-spring-integration). */
+    public static class Integration {
+        /** Create a FencedLockRegistry bean when there is a LeaseIssuer and no other LockRegistry. */
+        private boolean enabled = true;
+        /** The lease's ttl: how long a crashed or paused holder keeps the lock. */
+        private Duration ttl = Duration.ofSeconds(30);
+        /** Renew held leases every ttl/3; false: the holder renews through renewLock. */
+        private boolean keepAlive = true;
+        /** Put before each key to make the lock's name, e.g. "integration/". */
+        private String lockPrefix = "";
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public Duration getTtl() { return ttl; }
+        public void setTtl(Duration ttl) { this.ttl = ttl; }
+        public boolean isKeepAlive() { return keepAlive; }
+        public void setKeepAlive(boolean keepAlive) { this.keepAlive = keepAlive; }
+        public String getLockPrefix() { return lockPrefix; }
+        public void setLockPrefix(String lockPrefix) { this.lockPrefix = lockPrefix; }
     }
 
     /** ShedLock's LockProvider on the lease issuer (module fencegate-shedlock). */

@@ -20,7 +20,8 @@ class FencegateAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencegateClientAutoConfiguration.class,
                     FencegateIssuerAutoConfiguration.class, FencegateJdbcAutoConfiguration.class,
-                    FencegateHealthAutoConfiguration.class, FencegateShedLockAutoConfiguration.class));
+                    FencegateHealthAutoConfiguration.class, FencegateShedLockAutoConfiguration.class,
+                    FencegateIntegrationAutoConfiguration.class));
 
     @Test
     void withoutPropertiesNothingIsCreated() {
@@ -146,6 +147,17 @@ class FencegateAutoConfigurationTest {
                 .withUserConfiguration(OwnIssuer.class).run(context ->
                         assertThat(context).hasNotFailed().doesNotHaveBean(net.javacrumbs.shedlock.core.LockProvider.class));
         runner.run(context -> assertThat(context).doesNotHaveBean(net.javacrumbs.shedlock.core.LockProvider.class));
+    }
+
+    @Test
+    void anIssuerGivesSpringIntegrationAFencedLockRegistryAndABadTtlIsNamed() {
+        runner.withUserConfiguration(OwnIssuer.class).run(context ->
+                assertThat(context).hasSingleBean(io.fencegate.spring.integration.FencedLockRegistry.class));
+        runner.withUserConfiguration(OwnIssuer.class).withPropertyValues("fencegate.integration.ttl=0s").run(context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("fencegate.integration.ttl"));
+        runner.withClassLoader(new FilteredClassLoader(io.fencegate.spring.integration.FencedLockRegistry.class))
+                .withUserConfiguration(OwnIssuer.class).run(context -> assertThat(context).hasNotFailed()
+                        .doesNotHaveBean(org.springframework.integration.support.locks.LockRegistry.class));
     }
 
     @Configuration(proxyBeanMethods = false)
