@@ -12,9 +12,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -81,7 +81,8 @@ final class ShedLockPairs implements AutoCloseable {
     /** A worker locks its own job name and unlocks it; a refused lock fails the run (nobody else holds it). */
     private static LockContender pair(String name, LockProvider provider, boolean checkToken) {
         return new LockContender(name, false, lock -> {
-            SimpleLock held = provider.lock(new LockConfiguration(Instant.now(), lock, Duration.ofSeconds(30), Duration.ZERO))
+            // ShedLock's own clock (milliseconds), as its executor takes it: a finer createdAt would outlast the unlock.
+            SimpleLock held = provider.lock(new LockConfiguration(ClockProvider.now(), lock, Duration.ofSeconds(30), Duration.ZERO))
                     .orElseThrow(() -> new IllegalStateException(name + ": " + lock + " was held"));
             if (checkToken && FencedJob.token() <= 0) {
                 throw new IllegalStateException("no token");

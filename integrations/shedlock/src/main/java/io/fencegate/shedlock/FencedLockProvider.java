@@ -91,10 +91,16 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
             return Optional.empty();
         }
         FencedLease lease = new FencedLease(granted.get());
-        LeaseWatchdog.KeepAlive keepAlive = watchdog.keepAlive(granted.get(), ttl, last -> {
-            lease.markLost();
-            LOG.warn("lease on {} (token {}) lost while its job ran", last.lock(), last.token());
-        });
+        LeaseWatchdog.KeepAlive keepAlive;
+        try {
+            keepAlive = watchdog.keepAlive(granted.get(), ttl, last -> {
+                lease.markLost();
+                LOG.warn("lease on {} (token {}) lost while its job ran", last.lock(), last.token());
+            });
+        } catch (IllegalStateException closed) {
+            issuer.release(granted.get().leaseId()); // the provider was closed meanwhile: hand the lock back
+            throw closed;
+        }
         FencedJob.push(lease);
         return Optional.of(new FencedSimpleLock(lease, keepAlive, configuration.getLockAtLeastUntil()));
     }
