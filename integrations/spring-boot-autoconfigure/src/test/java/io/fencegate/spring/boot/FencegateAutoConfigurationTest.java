@@ -44,6 +44,28 @@ class FencegateAutoConfigurationTest {
     }
 
     @Test
+    void anUnreachableGatewayIsReportedDown() {
+        runner.withPropertyValues("fencegate.client.url=http://127.0.0.1:1", "fencegate.client.timeout=2s")
+                .run(context -> assertThat(context.getBean("fencegateClientHealthIndicator",
+                        org.springframework.boot.actuate.health.HealthIndicator.class).health().getStatus())
+                        .isEqualTo(org.springframework.boot.actuate.health.Status.DOWN));
+    }
+
+    @Test
+    void staleRefusalsAreCountedByLockPrefixOnly() {
+        runner.withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
+                .run(context -> {
+                    LeaseMeters meters = context.getBean(LeaseMeters.class);
+                    meters.staleRefused("stock/sku-42");
+                    meters.staleRefused("stock/sku-7");
+                    var registry = context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+                    assertThat(registry.get("fencegate.guard.stale").tag("prefix", "stock").counter().count()).isEqualTo(2);
+                    assertThat(registry.find("fencegate.guard.stale").counters()).hasSize(1);
+                });
+        runner.run(context -> assertThat(context).doesNotHaveBean(LeaseMeters.class));
+    }
+
+    @Test
     void clientUrlWithoutTheClientModuleIsIgnored() {
         runner.withClassLoader(new FilteredClassLoader(FencegateClient.class))
                 .withPropertyValues("fencegate.client.url=http://127.0.0.1:1")
