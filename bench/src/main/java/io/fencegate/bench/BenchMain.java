@@ -11,11 +11,12 @@ import java.util.Set;
 /**
  * Runs every comparison and writes the report. {@code ./bench/run} is the command; the arguments:
  * {@code --profile full|smoke} (default full), {@code --out FILE} (default docs/BENCHMARKS.md),
- * {@code --only zookeeper,redis,gateway,client,library} (default all but client, which gateway includes).
+ * {@code --only zookeeper,redis,gateway,client,library,shedlock} (default all but client, which gateway includes,
+ * and shedlock, which compares integrations rather than fencegate's core).
  */
 public final class BenchMain {
     /** {@code client} is the gateway group's last scenario alone (the Java client's target). */
-    static final List<String> GROUPS = List.of("zookeeper", "redis", "gateway", "client", "library");
+    static final List<String> GROUPS = List.of("zookeeper", "redis", "gateway", "client", "library", "shedlock");
 
     private BenchMain() {}
 
@@ -81,6 +82,11 @@ public final class BenchMain {
         if (groups.contains("library")) {
             try (LibraryWrites library = new LibraryWrites(work.resolve("library"))) {
                 all.addAll(runAll(profile, library.scenarios()));
+            }
+        }
+        if (groups.contains("shedlock")) {
+            try (ShedLockPairs shedlock = new ShedLockPairs(work.resolve("shedlock"))) {
+                all.addAll(runAll(profile, shedlock.scenarios()));
             }
         }
         new Report(profile, all, machine, versions, MachineFacts.loadAverage(), command).write(out);

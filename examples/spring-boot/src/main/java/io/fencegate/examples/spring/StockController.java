@@ -39,7 +39,7 @@ public class StockController {
     private final Duration wait;
 
     public StockController(LeaseIssuer issuer, GuardRowTransactions guarded, DSLContext dsl,
-            @Value("${fencegate.lease.ttl}") Duration ttl, @Value("${fencegate.lease.wait}") Duration wait) {
+            @Value("${shop.lease.ttl}") Duration ttl, @Value("${shop.lease.wait}") Duration wait) {
         this.issuer = issuer;
         this.guarded = guarded;
         this.dsl = dsl;

@@ -46,8 +46,8 @@ class ShopApplicationIT {
     @DynamicPropertySource
     static void backends(DynamicPropertyRegistry registry) {
         registry.add("spring.datasource.url", DB::jdbcUrl);
-        registry.add("fencegate.zookeeper.connect-string", ZOOKEEPER::getConnectString);
-        registry.add("fencegate.lease.wait", () -> "30s"); // every buyer queues for the lock
+        registry.add("fencegate.issuer.zookeeper.connect-string", ZOOKEEPER::getConnectString);
+        registry.add("shop.lease.wait", () -> "30s"); // every buyer queues for the lock
     }
 
     @AfterAll

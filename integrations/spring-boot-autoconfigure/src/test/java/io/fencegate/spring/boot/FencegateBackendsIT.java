@@ -1,0 +1,202 @@
+package io.fencegate.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.store.Executed;
+import io.fencegate.store.Stale;
+import io.fencegate.store.StatementResult;
+import io.fencegate.store.jdbc.GuardRowTransactions;
+import io.fencegate.store.jdbc.TokenColumnGuard;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.autoconfigure.jooq.JooqAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Beans that connect, against the real servers: ZooKeeper (TestingServer), Redis, Postgres, MariaDB. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class FencegateBackendsIT {
+    private static TestingServer zookeeper;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencegateClientAutoConfiguration.class,
+                    FencegateIssuerAutoConfiguration.class, FencegateJdbcAutoConfiguration.class,
+                    FencegateHealthAutoConfiguration.class))
+            .withBean(MeterRegistry.class, SimpleMeterRegistry::new);
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zookeeper = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws Exception {
+        zookeeper.close();
+    }
+
+    @Test
+    void zookeeperIssuerGrantsIncreasingTokensIsHealthyAndMeasuresByPrefixOnly() {
+        runner.withPropertyValues("fencegate.issuer.backend=zookeeper",
+                "fencegate.issuer.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                "fencegate.issuer.zookeeper.root=/fg-boot-" + ThreadLocalRandom.current().nextInt(1 << 30))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    long first = holdAndRelease(context, "report/2026-11-27");
+                    long second = holdAndRelease(context, "report/2026-11-28");
+                    assertThat(second).isGreaterThan(first);
+                    assertIssuerHealthUp(context);
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.get("fencegate.lease.acquire").tag("prefix", "report").tag("outcome", "acquired")
+                            .timer().count()).isEqualTo(2);
+                    assertThat(meters.get("fencegate.lease.held").tag("prefix", "report").timer().count()).isEqualTo(2);
+                    assertThat(meters.getMeters()).allSatisfy(m ->
+                            assertThat(m.getId().getTags().toString()).doesNotContain("2026-11-2"));
+                });
+    }
+
+    @Test
+    void aLeaseThatRunsOutIsCountedAsLostWithItsReason() {
+        runner.withPropertyValues("fencegate.issuer.backend=zookeeper",
+                "fencegate.issuer.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                "fencegate.issuer.zookeeper.root=/fg-boot-" + ThreadLocalRandom.current().nextInt(1 << 30))
+                .run(context -> {
+                    LeaseIssuer issuer = context.getBean(LeaseIssuer.class);
+                    issuer.acquire("job/nightly", Duration.ofMillis(300), Duration.ZERO).toCompletableFuture()
+                            .get(10, TimeUnit.SECONDS).orElseThrow();
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() ->
+                            meters.find("fencegate.lease.lost").tag("prefix", "job").tag("reason", "expired").counter() != null);
+                });
+    }
+
+    @Test
+    void redisIssuerWithAFileMarkGrantsAndIsHealthy(@TempDir Path dir) throws Exception {
+        String prefix = "fg-boot-" + ThreadLocalRandom.current().nextInt(1 << 30) + ":";
+        try {
+            runner.withPropertyValues("fencegate.issuer.backend=redis", "fencegate.issuer.redis.uri=redis://127.0.0.1:6379",
+                    "fencegate.issuer.redis.key-prefix=" + prefix,
+                    "fencegate.issuer.redis.high-water-mark-file=" + dir.resolve("mark"))
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(holdAndRelease(context, "orders/1")).isPositive();
+                        assertIssuerHealthUp(context);
+                    });
+            assertThat(Files.exists(dir.resolve("mark"))).isTrue();
+        } finally {
+            deleteRedisKeys(prefix);
+        }
+    }
+
+    @Test
+    void redisIssuerKeepsItsMarkInTheApplicationsPostgres() throws Exception {
+        String prefix = "fg-boot-" + ThreadLocalRandom.current().nextInt(1 << 30) + ":";
+        try (TestDatabases db = TestDatabases.postgres("fg_boot_mark")) {
+            runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                    .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=postgres",
+                            "fencegate.issuer.backend=redis", "fencegate.issuer.redis.uri=redis://127.0.0.1:6379",
+                            "fencegate.issuer.redis.key-prefix=" + prefix, "fencegate.issuer.redis.high-water-mark-table=true")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(holdAndRelease(context, "orders/1")).isPositive();
+                        DSLContext sql = DSL.using(context.getBean(javax.sql.DataSource.class), org.jooq.SQLDialect.POSTGRES);
+                        assertThat(sql.fetchValue("SELECT mark FROM fencegate_token_mark WHERE name = ?", prefix))
+                                .isNotNull();
+                    });
+        } finally {
+            deleteRedisKeys(prefix);
+        }
+    }
+
+    @Test
+    void guardBeansOnPostgresRefuseAStaleToken() throws Exception {
+        try (TestDatabases db = TestDatabases.postgres("fg_boot_jdbc")) {
+            runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                    .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=postgres")
+                    .run(context -> staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.POSTGRES));
+        }
+    }
+
+    @Test
+    void guardBeansOnMariaDbThroughTheApplicationsJooqRefuseAStaleToken() throws Exception {
+        try (TestDatabases db = TestDatabases.mariadb("fg_boot_jdbc")) {
+            runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                            DataSourceTransactionManagerAutoConfiguration.class, JooqAutoConfiguration.class))
+                    .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=root")
+                    .run(context -> {
+                        assertThat(context).hasSingleBean(DSLContext.class); // Boot's own, used by the guard beans
+                        staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.MARIADB);
+                    });
+        }
+    }
+
+    private static void staleTokenIsRefusedByBothShapes(AssertableApplicationContext context, org.jooq.SQLDialect dialect) {
+        assertThat(context).hasNotFailed();
+        DSLContext sql = DSL.using(context.getBean(javax.sql.DataSource.class), dialect);
+        sql.execute("CREATE TABLE report (id INT PRIMARY KEY, val VARCHAR(32), token BIGINT NOT NULL)");
+        sql.execute("INSERT INTO report VALUES (1, 'none', 0)");
+        GuardRowTransactions guarded = context.getBean(GuardRowTransactions.class);
+        StatementResult newer = guarded.run("report/1", 7, tx -> tx.execute("UPDATE report SET val = 'seven' WHERE id = 1"));
+        StatementResult older = guarded.run("report/1", 5, tx -> tx.execute("UPDATE report SET val = 'five' WHERE id = 1"));
+        assertThat(newer).isInstanceOf(Executed.class);
+        assertThat(older).isInstanceOf(Stale.class);
+
+        TokenColumnGuard guard = context.getBean(TokenColumnGuard.class);
+        var table = DSL.table(DSL.name("report"));
+        var val = DSL.field(DSL.name("val"), String.class);
+        var id = DSL.field(DSL.name("id"), Integer.class);
+        int applied = sql.update(table).set(val, "nine").set(guard.advanceTo(9)).where(id.eq(1)).and(guard.admits(9)).execute();
+        int refused = sql.update(table).set(val, "eight").set(guard.advanceTo(8)).where(id.eq(1)).and(guard.admits(8)).execute();
+        assertThat(List.of(applied, refused)).containsExactly(1, 0);
+        assertThat(sql.fetchValue("SELECT val FROM report WHERE id = 1")).isEqualTo("nine");
+    }
+
+    private static long holdAndRelease(AssertableApplicationContext context, String lock) throws Exception {
+        LeaseIssuer issuer = context.getBean(LeaseIssuer.class);
+        Optional<Lease> lease = issuer.acquire(lock, Duration.ofSeconds(10), Duration.ofSeconds(5)).toCompletableFuture()
+                .get(15, TimeUnit.SECONDS);
+        assertThat(lease).isPresent();
+        assertThat(issuer.release(lease.get().leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+        return lease.get().token();
+    }
+
+    private static void assertIssuerHealthUp(AssertableApplicationContext context) {
+        HealthIndicator health = context.getBean("fencegateIssuerHealthIndicator", HealthIndicator.class);
+        assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+    }
+
+    private static void deleteRedisKeys(String prefix) {
+        RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+            List<String> keys = c.sync().keys(prefix + "*");
+            if (!keys.isEmpty()) {
+                c.sync().del(keys.toArray(String[]::new));
+            }
+        } finally {
+            client.shutdown();
+        }
+    }
+}
