@@ -88,6 +88,19 @@ class ServeProcessIT {
     }
 
     @Test
+    void aPortInUseStopsStartUpBeforeAnyBackendOpensNamingTheAddressAndKey() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+                GatewayProcess gw = GatewayProcess.start(work, "serve", "--port", String.valueOf(taken.getLocalPort()),
+                        "--data", "data")) {
+            assertThat(gw.exit(60)).isEqualTo(2);
+            assertThat(gw.output()).contains("fencegate: cannot start: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                    + ": the port is already in use (is another gateway running?); choose another with --port");
+            // Failed before the embedded ZooKeeper, H2 or files store touched the data directory.
+            assertThat(work.resolve("data")).doesNotExist();
+        }
+    }
+
+    @Test
     void aNonLoopbackAddressWithoutAuthRefusesToStart() throws Exception {
         try (GatewayProcess gw = GatewayProcess.start(work, "serve", "--port", "0", "--host", "0.0.0.0", "--data", "data")) {
             assertThat(gw.exit(60)).isEqualTo(2);
