@@ -23,6 +23,9 @@ import org.jooq.SQLDialect;
 final class Databases implements AutoCloseable {
     /** The gateway store the buyers sell through in modes 2 and 3. */
     static final String GATEWAY_STORE = "main";
+    /** Where {@code --store postgres} and {@code --store mariadb} go without {@code --jdbc-url}. */
+    static final String POSTGRES_DEFAULT = "jdbc:postgresql://127.0.0.1:5432/test";
+    static final String MARIADB_DEFAULT = "jdbc:mariadb://127.0.0.1:3306/test";
 
     final String kind;
     final String url;
@@ -33,9 +36,12 @@ final class Databases implements AutoCloseable {
     final HikariDataSource pool;
     private final Server h2Server;
     private final String dropName;
+    /** The URL the demo creates and drops its schemas or databases through (postgres, mariadb). */
+    private final String adminUrl;
 
     private Databases(String kind, String url, String user, String password, String gatewayUrl,
-                      Server h2Server, String dropName) {
+                      Server h2Server, String dropName, String adminUrl) {
+        this.adminUrl = adminUrl;
         this.kind = kind;
         this.url = url;
         this.user = user;
@@ -65,8 +71,13 @@ final class Databases implements AutoCloseable {
         throw new IllegalArgumentException("no SQL dialect for " + jdbcUrl);
     }
 
-    /** {@code store} is h2, postgres or mariadb; {@code gatewayH2} is where a configured gateway keeps an H2 store. */
-    static Databases open(String store, String gatewayH2) throws SQLException, IOException {
+    /**
+     * {@code store} is h2, postgres or mariadb; {@code gatewayH2} is where a configured gateway keeps
+     * an H2 store; {@code jdbcUrl} (null: the default for the store), {@code user} (null: postgres or
+     * root) and {@code password} name the server the demo makes its schemas or databases on.
+     */
+    static Databases open(String store, String gatewayH2, String jdbcUrl, String user, String password)
+            throws SQLException, IOException {
         String name = "fg_demo_" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
         Databases db;
         switch (store) {
@@ -76,21 +87,22 @@ final class Databases implements AutoCloseable {
                 Server server = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists").start();
                 db = new Databases("H2 (in memory, server mode)",
                         "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "",
-                        "jdbc:h2:" + gatewayH2, server, null);
+                        "jdbc:h2:" + gatewayH2, server, null, null);
             }
             case "postgres" -> {
-                String admin = "jdbc:postgresql://127.0.0.1:5432/test";
-                run(admin, "postgres", "CREATE SCHEMA " + name, "CREATE SCHEMA " + name + "_gw");
-                db = new Databases("PostgreSQL 127.0.0.1:5432/test, schema " + name,
-                        admin + "?currentSchema=" + name, "postgres", "",
-                        admin + "?currentSchema=" + name + "_gw", null, name);
+                String admin = jdbcUrl != null ? jdbcUrl : POSTGRES_DEFAULT;
+                String u = user != null ? user : "postgres";
+                run(admin, u, password, "CREATE SCHEMA " + name, "CREATE SCHEMA " + name + "_gw");
+                db = new Databases("PostgreSQL " + where(admin) + ", schema " + name,
+                        withParameter(admin, "currentSchema=" + name), u, password,
+                        withParameter(admin, "currentSchema=" + name + "_gw"), null, name, admin);
             }
             case "mariadb" -> {
-                String admin = "jdbc:mariadb://127.0.0.1:3306/test";
-                run(admin, "root", "CREATE DATABASE " + name, "CREATE DATABASE " + name + "_gw");
-                db = new Databases("MariaDB 127.0.0.1:3306, database " + name,
-                        "jdbc:mariadb://127.0.0.1:3306/" + name, "root", "",
-                        "jdbc:mariadb://127.0.0.1:3306/" + name + "_gw", null, name);
+                String admin = jdbcUrl != null ? jdbcUrl : MARIADB_DEFAULT;
+                String u = user != null ? user : "root";
+                run(admin, u, password, "CREATE DATABASE " + name, "CREATE DATABASE " + name + "_gw");
+                db = new Databases("MariaDB " + where(admin) + ", database " + name,
+                        withDatabase(admin, name), u, password, withDatabase(admin, name + "_gw"), null, name, admin);
             }
             default -> throw new IllegalArgumentException("--store: expected h2, postgres or mariadb, got '" + store + "'");
         }
@@ -138,8 +150,30 @@ final class Databases implements AutoCloseable {
         }
     }
 
-    private static void run(String url, String user, String... statements) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url, user, ""); Statement s = c.createStatement()) {
+    /** host:port/database of a JDBC URL, without its parameters (which may hold a password). */
+    static String where(String jdbcUrl) {
+        String rest = jdbcUrl.substring(jdbcUrl.indexOf("//") + 2);
+        int params = rest.indexOf('?');
+        return params < 0 ? rest : rest.substring(0, params);
+    }
+
+    /** {@code jdbcUrl} with one more query parameter. */
+    static String withParameter(String jdbcUrl, String parameter) {
+        return jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + parameter;
+    }
+
+    /** {@code jdbcUrl} (jdbc:mariadb://host:port[/db][?params]) naming database {@code name} instead. */
+    static String withDatabase(String jdbcUrl, String name) {
+        int hostStart = jdbcUrl.indexOf("//") + 2;
+        int params = jdbcUrl.indexOf('?', hostStart);
+        String query = params < 0 ? "" : jdbcUrl.substring(params);
+        String head = params < 0 ? jdbcUrl : jdbcUrl.substring(0, params);
+        int slash = head.indexOf('/', hostStart);
+        return (slash < 0 ? head : head.substring(0, slash)) + "/" + name + query;
+    }
+
+    private static void run(String url, String user, String password, String... statements) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
             for (String sql : statements) {
                 s.execute(sql);
             }
@@ -159,11 +193,9 @@ final class Databases implements AutoCloseable {
             h2Server.stop();
         }
         if (dropName != null && url.startsWith("jdbc:postgresql:")) {
-            run("jdbc:postgresql://127.0.0.1:5432/test", "postgres",
-                    "DROP SCHEMA " + dropName + " CASCADE", "DROP SCHEMA " + dropName + "_gw CASCADE");
+            run(adminUrl, user, password, "DROP SCHEMA " + dropName + " CASCADE", "DROP SCHEMA " + dropName + "_gw CASCADE");
         } else if (dropName != null) {
-            run("jdbc:mariadb://127.0.0.1:3306/test", "root",
-                    "DROP DATABASE " + dropName, "DROP DATABASE " + dropName + "_gw");
+            run(adminUrl, user, password, "DROP DATABASE " + dropName, "DROP DATABASE " + dropName + "_gw");
         }
     }
 }

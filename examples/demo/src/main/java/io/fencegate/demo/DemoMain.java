@@ -34,8 +34,20 @@ public final class DemoMain implements Callable<Integer> {
     private static final int ATTEMPTS = 3;
 
     @Option(names = "--store", defaultValue = "h2",
-            description = "Where the stock lives: h2 (embedded, default), postgres (127.0.0.1:5432/test) or mariadb (127.0.0.1:3306).")
+            description = "Where the stock lives: h2 (embedded, default), postgres or mariadb (see --jdbc-url).")
     Store store;
+
+    @Option(names = "--jdbc-url",
+            description = "The database for postgres or mariadb; the demo creates and drops its own schemas (Postgres) or"
+                    + " databases (MariaDB) there. Default: " + Databases.POSTGRES_DEFAULT + " or " + Databases.MARIADB_DEFAULT
+                    + ". Implies --store from the URL.")
+    String jdbcUrl;
+
+    @Option(names = "--db-user", description = "User for --jdbc-url (default: postgres or root).")
+    String dbUser;
+
+    @Option(names = "--db-password", defaultValue = "", description = "Password for --jdbc-url (default: none).")
+    String dbPassword;
 
     @Option(names = "--issuer", defaultValue = "zookeeper",
             description = "The gateway's issuer: zookeeper (default) or redis (127.0.0.1:6379; mode 1 then locks with SET NX PX).")
@@ -51,7 +63,8 @@ public final class DemoMain implements Callable<Integer> {
             description = "Least time the paused buyer stays stopped; lengthened if modes 1-2 show no anomaly (default: the ttl, 800).")
     long pauseMs;
 
-    @Option(names = "--chart", defaultValue = "target/demo/demo.svg", description = "Where to write the chart (SVG).")
+    @Option(names = "--chart", defaultValue = "${sys:java.io.tmpdir}/fencegate-demo/demo.svg",
+            description = "Where to write the chart (SVG); default: fencegate-demo/demo.svg in the system temp folder.")
     Path chart;
 
     @Option(names = "--results", description = "Also write the numbers as TSV here.")
@@ -72,6 +85,19 @@ public final class DemoMain implements Callable<Integer> {
         if (pauseMs < 0 || pauseMs > 10_000) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--pause-ms: expected 0 to 10000, got " + pauseMs);
         }
+        if (jdbcUrl != null) {
+            Store named = jdbcUrl.startsWith("jdbc:postgresql:") ? Store.postgres
+                    : jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:") ? Store.mariadb : null;
+            if (named == null) {
+                throw new CommandLine.ParameterException(new CommandLine(this),
+                        "--jdbc-url: expected jdbc:postgresql://... or jdbc:mariadb://..., got '" + jdbcUrl + "'");
+            }
+            if (store != Store.h2 && store != named) {
+                throw new CommandLine.ParameterException(new CommandLine(this),
+                        "--jdbc-url: a " + named + " URL, but --store is " + store);
+            }
+            store = named;
+        }
         long started = System.nanoTime();
         Path work = Files.createTempDirectory("fencegate-demo");
         String redisPrefix = "fg-demo-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + ":";
@@ -83,7 +109,8 @@ public final class DemoMain implements Callable<Integer> {
             if (issuer == Issuer.redis) {
                 teardown.add(() -> GatewayProcess.deleteRedisKeys(redisPrefix));
             }
-            Databases db = teardown.add(Databases.open(store.name(), work.resolve("gateway-h2").toAbsolutePath().toString()));
+            Databases db = teardown.add(Databases.open(store.name(), work.resolve("gateway-h2").toAbsolutePath().toString(),
+                    jdbcUrl, dbUser, dbPassword));
             GatewayProcess gateway = teardown.add(GatewayProcess.start(issuer.name(), db, work, redisPrefix));
             String lock1 = issuer == Issuer.redis ? "Redis SET NX PX (" + GatewayProcess.REDIS_URI + ")" : "a gateway lease, token ignored";
             System.out.printf("fencegate demo: %d buyer processes sell the last %d units under one lock (ttl %d ms, payment %d ms).%n",
@@ -114,7 +141,9 @@ public final class DemoMain implements Callable<Integer> {
             if (results != null) {
                 Report.tsv(all, results);
             }
-            System.out.printf("%nchart: %s · %.1f s%n", chart, (System.nanoTime() - started) / 1e9);
+            System.out.printf("%nchart: %s%s · %.1f s%n", chart.toAbsolutePath().normalize(),
+                    results == null ? "" : " · numbers: " + results.toAbsolutePath().normalize(),
+                    (System.nanoTime() - started) / 1e9);
             if (!asExpected) {
                 System.out.println("NOT AS EXPECTED: modes 3 and 4 must be exact, modes 1 and 2 must show the anomaly.");
                 return 1;

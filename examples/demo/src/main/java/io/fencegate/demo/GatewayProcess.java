@@ -67,6 +67,9 @@ final class GatewayProcess implements AutoCloseable {
             }
             yaml.append("stores:\n  ").append(Databases.GATEWAY_STORE).append(":\n    type: jdbc\n    url: \"")
                     .append(db.gatewayUrl).append("\"\n    user: ").append(db.user).append('\n');
+            if (!db.password.isEmpty()) {
+                yaml.append("    password: \"").append(db.password.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
+            }
             Path config = workDir.resolve("fencegate.yaml");
             Files.writeString(config, yaml);
             command.addAll(List.of("--config", config.toString()));

@@ -54,9 +54,26 @@ class DemoIT {
         assertThat(run.output()).contains("store: MariaDB", "issuer: ZooKeeper (a server of the demo's own");
     }
 
+    /** Not the default 127.0.0.1/test: the demo goes where --jdbc-url says, and the store follows the URL. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aJdbcUrlChoosesTheDatabaseAndTheStoreAndTheOutputNamesWhereResultsWent() throws Exception {
+        Run run = demo("--jdbc-url", "jdbc:postgresql://localhost:5432/test?connectTimeout=5");
+        assertControlsFailAndFencegateIsExact(run);
+        assertThat(run.output()).contains("store: PostgreSQL localhost:5432/test, schema fg_demo_")
+                .contains("chart: " + dir.resolve("demo.svg").toAbsolutePath() + " · numbers: "
+                        + dir.resolve("results.tsv").toAbsolutePath());
+    }
+
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void badFlagsAreRefusedWithAClearErrorAndStartNothing() throws Exception {
+        Run url = demo("--jdbc-url", "jdbc:oracle:thin:@db");
+        assertThat(url.exit()).isEqualTo(2);
+        assertThat(url.output()).contains("--jdbc-url: expected jdbc:postgresql://... or jdbc:mariadb://..., got 'jdbc:oracle:thin:@db'");
+        Run mismatch = demo("--store", "mariadb", "--jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test");
+        assertThat(mismatch.exit()).isEqualTo(2);
+        assertThat(mismatch.output()).contains("--jdbc-url: a postgres URL, but --store is mariadb");
         Run store = demo("--store", "oracle");
         assertThat(store.exit()).isEqualTo(2);
         assertThat(store.output()).contains("--store", "oracle", "h2, postgres, mariadb");

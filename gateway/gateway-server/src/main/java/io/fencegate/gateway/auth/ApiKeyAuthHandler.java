@@ -35,6 +35,11 @@ public final class ApiKeyAuthHandler implements Handler<RoutingContext> {
                 .toList());
     }
 
+    /** Whether keys are configured; without, every caller is {@link Principal#ANONYMOUS} and sees everything. */
+    public boolean enabled() {
+        return !entries.isEmpty();
+    }
+
     @Override
     public void handle(RoutingContext ctx) {
         if (entries.isEmpty()) {

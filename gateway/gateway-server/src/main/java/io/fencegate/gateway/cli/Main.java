@@ -1,14 +1,24 @@
 package io.fencegate.gateway.cli;
 
 import io.fencegate.gateway.auth.ApiKeyHasher;
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Unmatched;
 
-/** {@code fencegate serve | hash-key}: the command line behind the {@code ./fencegate} launcher. */
-@Command(name = "fencegate", mixinStandardHelpOptions = true, version = "fencegate 0.1.0",
+/**
+ * {@code fencegate serve | hash-key | version}: the command line behind the {@code ./fencegate}
+ * launcher. {@code demo}, {@code check} and {@code nemesis} live in other modules (their own
+ * dependencies); the launcher runs them directly, and they are listed here so that
+ * {@code --help} shows every command.
+ */
+@Command(name = "fencegate", mixinStandardHelpOptions = true, versionProvider = BuildInfo.class,
         description = "Fencing tokens that make distributed locks safe for data.",
-        subcommands = {ServeCommand.class, Main.HashKey.class})
+        subcommands = {ServeCommand.class, Main.HashKey.class, Main.Demo.class, Main.Check.class, Main.Nemesis.class,
+                Main.Version.class},
+        footer = "%nRun ./fencegate COMMAND --help for a command's options.")
 public final class Main implements Runnable {
 
     public static void main(String[] args) {
@@ -37,6 +47,56 @@ public final class Main implements Runnable {
             System.out.println("API key (shown once, give it to the client): " + key);
             System.out.println("Add under auth.keys in fencegate.yaml (narrow stores and lockPrefixes as needed):");
             System.out.print(ApiKeyHasher.configSnippet(name, key));
+        }
+    }
+
+    @Command(name = "version", description = "Print the version and the git commit it was built from.")
+    static final class Version implements Runnable {
+        @Override
+        public void run() {
+            System.out.println(BuildInfo.describe());
+        }
+    }
+
+    /** A command of another module: the launcher runs it; reached here only without the launcher. */
+    abstract static class Elsewhere implements Callable<Integer> {
+        @Unmatched
+        List<String> args;
+
+        private final String name;
+        private final String module;
+
+        Elsewhere(String name, String module) {
+            this.name = name;
+            this.module = module;
+        }
+
+        @Override
+        public Integer call() {
+            System.err.println("fencegate: '" + name + "' is in " + module + "; run it as ./fencegate " + name
+                    + " (the launcher builds and runs that module)");
+            return 2;
+        }
+    }
+
+    @Command(name = "demo", description = "The inventory-oversell demo, with and without fencing.")
+    static final class Demo extends Elsewhere {
+        Demo() {
+            super("demo", "examples/demo");
+        }
+    }
+
+    @Command(name = "check", description = "Check live gateways: run a workload, record it, judge the history.")
+    static final class Check extends Elsewhere {
+        Check() {
+            super("check", "check/checker");
+        }
+    }
+
+    @Command(name = "nemesis", description = "Run the check workloads under injected faults.")
+    static final class Nemesis extends Elsewhere {
+        Nemesis() {
+            super("nemesis", "check/nemesis");
         }
     }
 }

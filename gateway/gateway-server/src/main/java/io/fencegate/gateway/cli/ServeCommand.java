@@ -58,11 +58,18 @@ final class ServeCommand implements Callable<Integer> {
                 options.host(host);
             }
             options.validate();
+            ListenAddress listen = new ListenAddress(options.host(), options.port(), port != null);
+            listen.probe();
             vertx = Vertx.vertx();
             backends = Backends.open(cfg, vertx);
             GatewayMetrics metrics = GatewayMetrics.prometheus();
-            Gateway gateway = Gateway.start(vertx, options, backends.issuer(), backends.stores(), metrics)
-                    .await(60, TimeUnit.SECONDS);
+            Gateway gateway;
+            try {
+                gateway = Gateway.start(vertx, options, backends.issuer(), backends.stores(), metrics)
+                        .await(60, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw ListenAddress.isBindFailure(e) ? listen.cannotListen(e) : e;
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(stop(gateway, backends, vertx), "fencegate-shutdown"));
             String scheme = options.tls() != null ? "https" : "http";
             System.out.println("fencegate listening on " + scheme + "://" + options.host() + ":" + gateway.port()

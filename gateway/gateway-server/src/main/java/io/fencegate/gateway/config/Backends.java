@@ -52,30 +52,39 @@ public final class Backends implements AutoCloseable {
         return description;
     }
 
-    /** Checks every key of {@code config}; throws {@link ConfigException} naming the first bad one. */
+    /** Checks every key of {@code config}; throws {@link ConfigException} naming every bad one. */
     public static void validate(GatewayConfig config) {
+        ConfigProblems problems = new ConfigProblems();
         if (config.issuer() == null) {
-            throw new ConfigException("issuer.type", "required: " + io.fencegate.gateway.issuer.IssuerConfig.typeList());
+            problems.add(new ConfigException("issuer.type", "required: " + IssuerConfig.typeList()));
+        } else {
+            problems.check(() -> validateIssuer(config.issuer()));
         }
+        if (config.stores().isEmpty()) {
+            problems.add(new ConfigException("stores", "configure at least one store"));
+        }
+        config.stores().forEach((name, settings) -> problems.check(() -> validateStore(name, settings)));
+        problems.throwIfAny();
+    }
+
+    static void validateIssuer(IssuerConfig issuer) {
         try {
-            config.issuer().validate();
+            issuer.validate();
         } catch (InvalidSettingException e) {
             throw ConfigException.at("issuer", e);
         }
-        if (config.stores().isEmpty()) {
-            throw new ConfigException("stores", "configure at least one store");
+    }
+
+    static void validateStore(String name, StoreSettings settings) {
+        String at = "stores." + name;
+        if (!STORE_NAME.matcher(name).matches()) {
+            throw new ConfigException(at, "a store name is 1-64 of A-Z a-z 0-9 _ -");
         }
-        config.stores().forEach((name, settings) -> {
-            String at = "stores." + name;
-            if (!STORE_NAME.matcher(name).matches()) {
-                throw new ConfigException(at, "a store name is 1-64 of A-Z a-z 0-9 _ -");
-            }
-            try {
-                settings.validate();
-            } catch (InvalidSettingException e) {
-                throw ConfigException.at(at, e);
-            }
-        });
+        try {
+            settings.validate();
+        } catch (InvalidSettingException e) {
+            throw ConfigException.at(at, e);
+        }
     }
 
     /**

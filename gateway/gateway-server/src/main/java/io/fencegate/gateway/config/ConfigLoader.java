@@ -78,44 +78,66 @@ public final class ConfigLoader {
         }
         StoreProviders providers = StoreProviders.discover();
         ObjectNode root = (ObjectNode) tree;
-        applyOverrides(root, env, providers);
+        ConfigProblems problems = new ConfigProblems();
+        problems.check(() -> applyOverrides(root, env, providers));
         // The issuer and each store bind to the record of their type, so each type refuses keys it lacks.
-        JsonNode issuer = root.remove("issuer");
-        JsonNode stores = root.remove("stores");
-        Sections sections = bind(root, Sections.class, "", "unknown key");
-        return new GatewayConfig(sections.server(), sections.limits(), sections.auth(),
-                issuer == null || issuer.isNull() ? null : issuer(issuer), stores(stores, providers), sections.leases());
+        JsonNode issuerNode = root.remove("issuer");
+        JsonNode storesNode = root.remove("stores");
+        Sections sections = bind(root, Sections.class, "", "unknown key", problems);
+        IssuerConfig issuer = issuerNode == null || issuerNode.isNull() ? null : issuer(issuerNode, problems);
+        Map<String, StoreSettings> stores = stores(storesNode, providers, problems);
+        // Each part that bound is checked too, so that one report holds every problem in the file.
+        if (issuer != null) {
+            problems.check(() -> Backends.validateIssuer(issuer));
+        }
+        stores.forEach((name, settings) -> problems.check(() -> Backends.validateStore(name, settings)));
+        problems.throwIfAny();
+        return new GatewayConfig(sections.server(), sections.limits(), sections.auth(), issuer, stores, sections.leases());
     }
 
     /** The sections that are the gateway's own. */
     private record Sections(GatewayConfig.Server server, GatewayConfig.Limits limits, AuthConfig auth,
             GatewayConfig.Leases leases) {}
 
-    private static IssuerConfig issuer(JsonNode node) {
-        String type = type(node, "issuer", IssuerConfig.typeList());
-        Class<? extends IssuerConfig> record = IssuerConfig.TYPES.get(type);
-        if (record == null) {
-            throw new ConfigException("issuer.type", "expected " + IssuerConfig.typeList() + ", got '" + type + "'");
+    private static IssuerConfig issuer(JsonNode node, ConfigProblems problems) {
+        try {
+            String type = type(node, "issuer", IssuerConfig.typeList());
+            Class<? extends IssuerConfig> record = IssuerConfig.TYPES.get(type);
+            if (record == null) {
+                throw new ConfigException("issuer.type", "expected " + IssuerConfig.typeList() + ", got '" + type + "'"
+                        + DidYouMean.hint(type, IssuerConfig.TYPES.keySet()));
+            }
+            return bind(withoutType(node), record, "issuer.", "not a key of a " + type + " issuer", problems);
+        } catch (ConfigException e) {
+            problems.add(e);
+            return null;
         }
-        return bind(withoutType(node), record, "issuer.", "not a key of a " + type + " issuer");
     }
 
-    private static Map<String, StoreSettings> stores(JsonNode node, StoreProviders providers) {
+    /** Each store that binds; a store with a problem is left out and its problem recorded. */
+    private static Map<String, StoreSettings> stores(JsonNode node, StoreProviders providers, ConfigProblems problems) {
         Map<String, StoreSettings> stores = new LinkedHashMap<>();
         if (node == null || node.isNull()) {
             return stores;
         }
         if (!node.isObject()) {
-            throw new ConfigException("stores", "expected a mapping of store names to stores");
+            problems.add(new ConfigException("stores", "expected a mapping of store names to stores"));
+            return stores;
         }
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             String at = "stores." + e.getKey();
-            String type = type(e.getValue(), at, providers.types());
-            StoreProvider<?> provider = providers.forType(type).orElseThrow(() ->
-                    new ConfigException(at + ".type", "expected " + providers.types() + ", got '" + type + "'"));
-            stores.put(e.getKey(), bind(withoutType(e.getValue()), provider.storeType().settings(), at + ".",
-                    "not a key of a " + type + " store"));
+            problems.check(() -> {
+                String type = type(e.getValue(), at, providers.types());
+                StoreProvider<?> provider = providers.forType(type).orElseThrow(() ->
+                        new ConfigException(at + ".type", "expected " + providers.types() + ", got '" + type + "'"
+                                + DidYouMean.hint(type, providers.typeNames())));
+                StoreSettings settings = bind(withoutType(e.getValue()), provider.storeType().settings(), at + ".",
+                        "not a key of a " + type + " store", problems);
+                if (settings != null) {
+                    stores.put(e.getKey(), settings);
+                }
+            });
         }
         return stores;
     }
@@ -137,20 +159,89 @@ public final class ConfigLoader {
         return copy;
     }
 
-    /** {@code node} as {@code type}; a problem names its key under {@code prefix}. */
-    private static <T> T bind(JsonNode node, Class<T> type, String prefix, String unknownKey) {
+    /**
+     * {@code node} as {@code type}, or null if a value is bad. Every unknown key (at any depth of
+     * the record) is recorded, with the nearest known key as a hint, then left out so that the
+     * binding can still find a bad value; the first bad value is recorded too.
+     */
+    private static <T> T bind(JsonNode node, Class<T> type, String prefix, String unknownKey, ConfigProblems problems) {
+        ObjectNode known = ((ObjectNode) node).deepCopy();
+        dropUnknownKeys(known, type, prefix, unknownKey, problems);
         try {
-            return YAML.treeToValue(node, type);
+            // Bound despite unknown keys (already recorded), so that its values are checked too.
+            return YAML.treeToValue(known, type);
         } catch (JsonMappingException e) {
             String key = e.getPath().stream()
                     .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
                     .collect(Collectors.joining(".")).replace(".[", "[");
             String at = prefix + key;
-            throw new ConfigException(at.isEmpty() ? "config" : at.endsWith(".") ? at.substring(0, at.length() - 1) : at,
-                    e.getOriginalMessage().startsWith("Unrecognized field") ? unknownKey : describe(e));
+            problems.add(new ConfigException(at.isEmpty() ? "config" : at.endsWith(".") ? at.substring(0, at.length() - 1) : at,
+                    e.getOriginalMessage().startsWith("Unrecognized field") ? unknownKey : describe(e)));
         } catch (JsonProcessingException e) {
-            throw new ConfigException("config", e.getOriginalMessage());
+            problems.add(new ConfigException("config", e.getOriginalMessage()));
         }
+        return null;
+    }
+
+    /** Removes and records the keys of {@code node} that {@code record} (or a record inside it) lacks. */
+    private static void dropUnknownKeys(ObjectNode node, Class<?> record, String prefix, String unknownKey,
+            ConfigProblems problems) {
+        if (!record.isRecord()) {
+            return;
+        }
+        Map<String, java.lang.reflect.RecordComponent> components = new LinkedHashMap<>();
+        for (var c : record.getRecordComponents()) {
+            components.put(c.getName(), c);
+        }
+        // At the top, the issuer and stores sections (bound apart) are known names too.
+        Set<String> names = new java.util.LinkedHashSet<>(components.keySet());
+        if (record == Sections.class) {
+            names.addAll(List.of("issuer", "stores"));
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = it.next();
+            var component = components.get(field.getKey());
+            if (component == null) {
+                problems.add(new ConfigException(prefix + field.getKey(),
+                        unknownKey + DidYouMean.hint(field.getKey(), names)));
+                it.remove();
+                continue;
+            }
+            String at = prefix + field.getKey();
+            JsonNode value = field.getValue();
+            Class<?> inner = component.getType().isRecord() ? component.getType() : elementType(component);
+            if (inner == null) {
+                continue;
+            }
+            if (value.isObject() && component.getType().isRecord()) {
+                dropUnknownKeys((ObjectNode) value, inner, at + ".", "unknown key", problems);
+            } else if (value.isArray()) {
+                for (int i = 0; i < value.size(); i++) {
+                    if (value.get(i).isObject()) {
+                        dropUnknownKeys((ObjectNode) value.get(i), inner, at + "[" + i + "].", "unknown key", problems);
+                    }
+                }
+            } else if (value.isObject() && Map.class.isAssignableFrom(component.getType())) {
+                for (Iterator<Map.Entry<String, JsonNode>> entries = value.fields(); entries.hasNext(); ) {
+                    Map.Entry<String, JsonNode> entry = entries.next();
+                    if (entry.getValue().isObject()) {
+                        dropUnknownKeys((ObjectNode) entry.getValue(), inner, at + "." + entry.getKey() + ".",
+                                "unknown key", problems);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The record type of a {@code List<R>}'s elements or a {@code Map<String, R>}'s values, else null. */
+    private static Class<?> elementType(java.lang.reflect.RecordComponent component) {
+        if (component.getGenericType() instanceof java.lang.reflect.ParameterizedType p) {
+            var args = p.getActualTypeArguments();
+            if (args[args.length - 1] instanceof Class<?> c && c.isRecord()) {
+                return c;
+            }
+        }
+        return null;
     }
 
     private static String describe(JsonMappingException e) {

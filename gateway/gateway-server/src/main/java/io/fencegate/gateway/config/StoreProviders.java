@@ -52,6 +52,11 @@ public final class StoreProviders {
         return String.join(", ", byType.keySet().stream().sorted().toList());
     }
 
+    /** The known type names, for "did you mean" hints. */
+    java.util.Set<String> typeNames() {
+        return byType.keySet();
+    }
+
     /** Every settings record, for the keys an environment override may set on a store of unknown type. */
     Iterable<StoreProvider<?>> all() {
         return byType.values();

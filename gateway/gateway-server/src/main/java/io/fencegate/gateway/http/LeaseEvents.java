@@ -5,19 +5,24 @@ import io.fencegate.gateway.auth.Principal;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
 import io.vertx.core.Future;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code GET /v1/leases/{leaseId}/events}: a server-sent-events stream of one lease's life,
  * {@code renewed} while it lives, then exactly one of {@code released}, {@code expired} or
- * {@code lost}, and the stream closes.
+ * {@code lost}, and the stream closes. A gateway that is stopping (SIGTERM) ends every stream it
+ * serves with {@code stopping} instead: the lease lives on, and the watcher reconnects to another
+ * gateway, which can serve the same watch.
  *
  * <p>Why polling the issuer and not this gateway's own listeners: the lease may have been granted
  * through another gateway, whose listeners are in another process (and maybe dead: that is the
@@ -39,11 +44,15 @@ final class LeaseEvents {
      * time + remaining ttl), so it wobbles by a round trip. Smaller moves are not reported.
      */
     private static final long RENEW_JITTER_MS = 25;
+    /** What a {@code stopping} event tells the watcher. */
+    static final String STOPPING = "gateway stopping; reconnect elsewhere";
 
     private final LeaseIssuer issuer;
     private final Duration timeout;
     private final long heartbeatMs;
     private final AtomicInteger watchers = new AtomicInteger();
+    /** The open streams, for a connection's shutdown to find its own (HTTP/2 carries many on one). */
+    private final Set<Stream> open = ConcurrentHashMap.newKeySet();
 
     LeaseEvents(LeaseIssuer issuer, Duration timeout) {
         this.issuer = issuer;
@@ -102,6 +111,13 @@ final class LeaseEvents {
                     // Proxies that buffer (nginx) would hold events back until the stream ends.
                     .putHeader("X-Accel-Buffering", "no");
             response.closeHandler(v -> finish());
+            // Gateway.close() shuts the server down: each connection is told, and a stream would
+            // otherwise be cut at the end of the drain, mid-chunk, with no word of why. One handler
+            // per connection, so it ends every stream the connection carries.
+            HttpConnection connection = ctx.request().connection();
+            open.add(this);
+            connection.shutdownHandler(v -> open.stream().filter(s -> s.connection() == connection).toList()
+                    .forEach(Stream::stopping));
             // A comment, not an event: tells the client the watch is on and what it watches.
             write(": watching " + json("watching").encode() + "\n\n");
             schedule();
@@ -155,6 +171,18 @@ final class LeaseEvents {
             });
         }
 
+        HttpConnection connection() {
+            return ctx.request().connection();
+        }
+
+        private void stopping() {
+            if (!done) {
+                event("stopping", json("stopping").put("message", STOPPING));
+                finish();
+                response.end();
+            }
+        }
+
         private JsonObject json(String event) {
             return new JsonObject().put("event", event).put("leaseId", last.leaseId()).put("lock", last.lock())
                     .put("token", last.token()).put("expiresAt", last.expiresAt());
@@ -178,6 +206,7 @@ final class LeaseEvents {
         private void finish() {
             if (!done) {
                 done = true;
+                open.remove(this);
                 watchers.decrementAndGet();
                 if (timer >= 0) {
                     ctx.vertx().cancelTimer(timer);

@@ -95,8 +95,8 @@ final class StatusPage {
     private Future<JsonObject> snapshot(RoutingContext ctx, Optional<Principal> principal) {
         Future<JsonObject> health = ops.check(ctx.vertx().getOrCreateContext());
         if (principal.isEmpty()) {
-            return health.map(h -> new JsonObject().put("scope", "health").put("now", System.currentTimeMillis())
-                    .put("health", h));
+            return health.map(h -> new JsonObject().put("scope", "health").put("auth", true)
+                    .put("now", System.currentTimeMillis()).put("health", h));
         }
         Principal p = principal.get();
         Optional<String> prefix = p.listablePrefix("");
@@ -106,7 +106,7 @@ final class StatusPage {
                         .map(page -> leases(page, p))
                         .otherwise(e -> null);
         return Future.join(health, leases).transform(done -> Future.succeededFuture(new JsonObject()
-                .put("scope", "full").put("key", p.name()).put("now", System.currentTimeMillis())
+                .put("scope", "full").put("auth", auth.enabled()).put("key", p.name()).put("now", System.currentTimeMillis())
                 .put("health", health.result())
                 .put("leases", leases.result())
                 .put("stores", activity.counts(p))

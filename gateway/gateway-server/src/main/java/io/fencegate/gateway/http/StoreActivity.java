@@ -67,7 +67,7 @@ final class StoreActivity implements GatewayMetrics {
 
     /**
      * Per store {@code viewer} may use, in configured order:
-     * {@code {"writes":{applied,stale,refused},"fencedReads":{claimed,stale,refused}}}, or
+     * {@code {"writes":{applied,stale,refused,retried},"fencedReads":{claimed,stale,refused}}}, or
      * {@code {"partial":true}} for a store it may use only part of.
      *
      * <p>Why no counts for part of a store: they are sums over every item of it, so a key scoped to
@@ -118,7 +118,7 @@ final class StoreActivity implements GatewayMetrics {
 
     @Override
     public void writeStale(String store, String key, Stale stale) {
-        write(store, WriteOutcome.STALE);
+        write(store, GatewayMetrics.outcomeOf(stale));
         if (stale.alreadyApplied()) {
             return; // a retry of an applied write: nothing was saved from anything
         }

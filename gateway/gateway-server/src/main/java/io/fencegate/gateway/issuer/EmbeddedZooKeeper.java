@@ -1,6 +1,8 @@
 package io.fencegate.gateway.issuer;
 
+import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
@@ -33,13 +35,29 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         config.setProperty("tickTime", "2000");
         // ZooKeeper's admin server would take port 8080, the gateway's own default.
         config.setProperty("admin.enableServer", "false");
+        deleteConfigFiles(dataDir); // left by a process that died between build() and the delete below
         ZooKeeperServerEmbedded server = ZooKeeperServerEmbedded.builder()
                 .baseDir(dataDir.toAbsolutePath())
                 .configuration(config)
                 .exitHandler(ExitHandler.LOG_ONLY)
                 .build();
+        // build() wrote the configuration to a new temporary file in baseDir and parsed it; a
+        // standalone server never reads it again, and without this every start left one more.
+        deleteConfigFiles(dataDir);
         server.start(30_000);
         return new EmbeddedZooKeeper(server, "127.0.0.1:" + port);
+    }
+
+    /**
+     * ZooKeeperServerEmbedded's {@code zookeeper.configuration<random>.properties} files in
+     * {@code dir}. Only this gateway uses the directory (it is claimed before this runs).
+     */
+    private static void deleteConfigFiles(Path dir) throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "zookeeper.configuration*.properties")) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+        }
     }
 
     /** {@code 127.0.0.1:port}. */

@@ -2,6 +2,8 @@ package io.fencegate.gateway.issuer;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.fencegate.gateway.config.ConnectFailure;
+import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.redis.FileTokenHighWaterMark;
 import io.fencegate.issuer.redis.JdbcTokenHighWaterMark;
 import io.fencegate.issuer.redis.RedisIssuerOptions;
@@ -10,6 +12,8 @@ import io.fencegate.issuer.redis.TokenHighWaterMark;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.Settings;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -39,9 +43,33 @@ public record RedisIssuerConfig(
     @Override
     public Opened open(Consumer<AutoCloseable> closeOnStop) {
         String prefix = keyPrefix == null ? "fencegate:" : keyPrefix;
-        RedisLeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(uri).keyPrefix(prefix)
-                .highWaterMark(highWaterMark(prefix, closeOnStop)));
-        return new Opened(issuer, "Redis " + uri.replaceAll("//[^@/]*@", "//***@"));
+        RedisLeaseIssuer issuer;
+        try {
+            issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(uri).keyPrefix(prefix)
+                    .highWaterMark(highWaterMark(prefix, closeOnStop)));
+        } catch (IssuerUnavailableException e) {
+            throw ConnectFailure.reason(e)
+                    .map(why -> new InvalidSettingException("uri", "cannot reach Redis at " + address() + " (" + why + ")", e))
+                    .orElseThrow(() -> e);
+        }
+        return new Opened(issuer, "Redis " + redacted());
+    }
+
+    /** host:port as configured, for messages; the whole (password-less) URI if it has no host. */
+    private String address() {
+        try {
+            URI parsed = new URI(uri);
+            if (parsed.getHost() != null) {
+                return parsed.getHost() + ":" + (parsed.getPort() > 0 ? parsed.getPort() : 6379);
+            }
+        } catch (URISyntaxException e) {
+            // not a URI: its redacted text below
+        }
+        return redacted();
+    }
+
+    private String redacted() {
+        return uri.replaceAll("//[^@/]*@", "//***@");
     }
 
     /** A file, or a row in a shared database (migrated here; its pool closes after the issuer). */
@@ -61,7 +89,9 @@ public record RedisIssuerConfig(
         try {
             dataSource = new HikariDataSource(pool);
         } catch (RuntimeException e) {
-            throw new InvalidSettingException("highWaterMarkUrl", "cannot open " + highWaterMarkUrl + ": " + e.getMessage(), e);
+            throw new InvalidSettingException("highWaterMarkUrl", ConnectFailure.reason(e)
+                    .map(why -> "cannot reach the database at " + highWaterMarkUrl + " (" + why + ")")
+                    .orElse("cannot open " + highWaterMarkUrl + ": " + e.getMessage()), e);
         }
         closeOnStop.accept(dataSource);
         try {

@@ -1,10 +1,14 @@
 package io.fencegate.gateway.issuer;
 
+import io.fencegate.gateway.config.ConnectFailure;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.zookeeper.TokenMode;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.Settings;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -17,6 +21,7 @@ import java.util.function.Consumer;
 public record ZooKeeperIssuerConfig(
         String connectString, String root, String tokenMode, String sessionTimeout, String operationTimeout,
         String forgetIdleLocksAfter) implements IssuerConfig {
+    private static final Duration CONNECT_CHECK = Duration.ofSeconds(3);
 
     @Override
     public void validate() {
@@ -34,7 +39,38 @@ public record ZooKeeperIssuerConfig(
 
     @Override
     public Opened open(Consumer<AutoCloseable> closeOnStop) {
+        checkReachable();
         return new Opened(build(), "ZooKeeper " + connectString);
+    }
+
+    /**
+     * Fails the start if no server of {@code connectString} accepts a TCP connection. The client
+     * itself would keep retrying in the background while every lease call answers 503: at start,
+     * that is far more likely a wrong address than an outage. One server that answers is enough.
+     */
+    private void checkReachable() {
+        String servers = connectString.contains("/") ? connectString.substring(0, connectString.indexOf('/')) : connectString;
+        Exception last = null;
+        for (String server : servers.split(",")) {
+            String s = server.strip();
+            int colon = s.lastIndexOf(':');
+            String host = colon > 0 ? s.substring(0, colon) : s;
+            int port;
+            try {
+                port = colon > 0 ? Integer.parseInt(s.substring(colon + 1)) : 2181;
+            } catch (NumberFormatException e) {
+                throw new InvalidSettingException("connectString", "expected host:port[,host:port...], got '" + connectString + "'");
+            }
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(host, port), (int) CONNECT_CHECK.toMillis());
+                return;
+            } catch (IOException e) {
+                last = e;
+            }
+        }
+        Exception failure = last;
+        throw new InvalidSettingException("connectString", "cannot reach ZooKeeper at " + servers + " ("
+                + ConnectFailure.reason(failure).orElse(String.valueOf(failure.getMessage())) + ")", failure);
     }
 
     LeaseIssuer build() {

@@ -9,7 +9,7 @@ import java.util.Locale;
  * request; {@link #timed} wraps a route handler to time it. With metrics off, {@link #noop()} makes every call free (the JIT drops
  * them), so routes never test a flag.
  *
- * <p>Prometheus names: {@code fencegate_writes_total{store,outcome=applied|stale|refused}},
+ * <p>Prometheus names: {@code fencegate_writes_total{store,outcome=applied|stale|retried|refused}},
  * {@code fencegate_fenced_reads_total{store,outcome=claimed|stale|refused}},
  * {@code fencegate_leases_total{outcome=granted|denied}},
  * {@code fencegate_http_requests_seconds{route,method,status}} (count, sum, max, p50/p95/p99).
@@ -31,10 +31,16 @@ public interface GatewayMetrics {
     enum WriteOutcome implements Outcome {
         /** Passed the guard. */
         APPLIED,
-        /** Refused by the guard (409). */
+        /** Refused by the guard (409): a higher token wrote or claimed the item. */
         STALE,
         /** Refused before the guard: 400, 403, 413, 428 (not 404: an unknown store is no store). */
-        REFUSED
+        REFUSED,
+        /**
+         * Refused by the guard (409) because this very token already wrote the item: under
+         * {@code strict}, a retry of an applied write (or a second write of one lease). Nothing
+         * stale was kept out, so it is not counted as {@link #STALE}.
+         */
+        RETRIED
     }
 
     /** How a fenced read ended. */
@@ -56,7 +62,12 @@ public interface GatewayMetrics {
      * refusals.
      */
     default void writeStale(String store, String key, io.fencegate.store.Stale stale) {
-        write(store, WriteOutcome.STALE);
+        write(store, outcomeOf(stale));
+    }
+
+    /** {@link WriteOutcome#RETRIED} for a 409 whose current token is the attempted one, else {@link WriteOutcome#STALE}. */
+    static WriteOutcome outcomeOf(io.fencegate.store.Stale stale) {
+        return stale.alreadyApplied() ? WriteOutcome.RETRIED : WriteOutcome.STALE;
     }
 
     /** A fenced read on {@code store} ended so. */

@@ -1,5 +1,6 @@
 package io.fencegate.gateway.store;
 
+import io.fencegate.gateway.config.ConnectFailure;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
@@ -32,7 +33,9 @@ public final class JdbcStoreProvider implements StoreProvider<JdbcStoreSettings>
         } catch (StoreClaimedException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new InvalidSettingException(null, "cannot open " + s.url() + ": " + e.getMessage(), e);
+            throw ConnectFailure.reason(e)
+                    .map(why -> new InvalidSettingException("url", "cannot reach the database at " + s.url() + " (" + why + ")", e))
+                    .orElseGet(() -> new InvalidSettingException(null, "cannot open " + s.url() + ": " + e.getMessage(), e));
         }
         return new OpenedStore(store, store);
     }

@@ -1,5 +1,6 @@
 package io.fencegate.gateway.store;
 
+import io.fencegate.gateway.config.ConnectFailure;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.postgres.PgGuardedStore;
@@ -39,7 +40,8 @@ public final class PostgresStoreProvider implements StoreProvider<PostgresStoreS
         try {
             FencegateSchema.migrate(migrationSource(options));
         } catch (RuntimeException e) {
-            throw new InvalidSettingException(null, "cannot migrate " + where + ": " + e.getMessage(), e);
+            throw unreachable(options, e).orElseGet(() ->
+                    new InvalidSettingException(null, "cannot migrate " + where + ": " + e.getMessage(), e));
         }
         PgGuardedStore store;
         try {
@@ -47,9 +49,16 @@ public final class PostgresStoreProvider implements StoreProvider<PostgresStoreS
         } catch (StoreClaimedException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new InvalidSettingException(null, "cannot open " + where + ": " + e.getMessage(), e);
+            throw unreachable(options, e).orElseGet(() ->
+                    new InvalidSettingException(null, "cannot open " + where + ": " + e.getMessage(), e));
         }
         return new OpenedStore(store, store);
+    }
+
+    /** Nothing answers at host:port: named under {@code host}, with the port beside it. */
+    private static Optional<InvalidSettingException> unreachable(PgStoreOptions options, RuntimeException e) {
+        return ConnectFailure.reason(e).map(why -> new InvalidSettingException("host", "cannot reach Postgres at "
+                + options.host() + ":" + options.port() + " (" + why + "); check host and port", e));
     }
 
     private static PGSimpleDataSource migrationSource(PgStoreOptions options) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -81,6 +82,61 @@ class BackendsLocalStateIT {
                       other: { type: jdbc, url: "jdbc:h2:file:%s", user: sa }
                     """.formatted(dir.resolve("zookeeper"), data.resolve("other")), Map.of()), vertx).close())
                     .hasMessageStartingWith("issuer.dataDir: ZooKeeper data directory " + dir.toRealPath().resolve("zookeeper"));
+        }
+    }
+
+    private static List<String> configFiles(Path dir) throws Exception {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("zookeeper.configuration")).toList();
+        }
+    }
+
+    @Test
+    void restartsOnOneZooKeeperDirectoryLeaveNoConfigurationFiles() throws Exception {
+        Backends.open(config("zk", "one"), vertx).close();
+        Backends.open(config("zk", "one"), vertx).close();
+        assertThat(configFiles(data.resolve("zk"))).isEmpty();
+        // One left by a process killed between ZooKeeper writing it and the gateway deleting it goes too.
+        Files.writeString(data.resolve("zk").resolve("zookeeper.configuration123.properties"), "clientPort=1\n");
+        Backends.open(config("zk", "one"), vertx).close();
+        assertThat(configFiles(data.resolve("zk"))).isEmpty();
+    }
+
+    @Test
+    void aStartRefusedForItsConfigCreatesNoDataDirectory() {
+        assertThatThrownBy(() -> Backends.open(ConfigLoader.parse("""
+                issuer: { type: embedded-zookeeper, dataDir: "%s" }
+                stores:
+                  main: { type: jdbc, url: "jdbc:h2:file:%s", user: sa, rule: lenient }
+                """.formatted(data.resolve("zk"), data.resolve("db")), Map.of()), vertx).close())
+                .hasMessageStartingWith("stores.main.rule:");
+        assertThat(data.resolve("zk")).doesNotExist();
+    }
+
+    /**
+     * A start that fails after its claims (here: an unreachable store, opened after the issuer)
+     * leaves issuer.dataDir behind, by decision: the claim made the directory to hold its lock
+     * file, and a lock file is never deleted (LocalClaims: a process that opened it before the
+     * delete would lock a file nobody else sees). What stays is the lock file and the embedded
+     * ZooKeeper's own data, and the next start on the directory uses both as they are.
+     */
+    @Test
+    void aStartThatFailsAfterItsClaimLeavesOnlyTheLockAndZooKeeperDataWhichTheNextStartReuses() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        assertThatThrownBy(() -> Backends.open(ConfigLoader.parse("""
+                issuer: { type: embedded-zookeeper, dataDir: "%s" }
+                stores:
+                  main: { type: jdbc, url: "jdbc:postgresql://127.0.0.1:%d/test", user: postgres }
+                """.formatted(data.resolve("zk"), closedPort), Map.of()), vertx).close())
+                .hasMessageStartingWith("stores.main.url: cannot reach the database at");
+        try (var left = Files.list(data.resolve("zk"))) {
+            assertThat(left.map(f -> f.getFileName().toString())).containsExactlyInAnyOrder(LocalClaims.LOCK_NAME, "data");
+        }
+        try (Backends next = Backends.open(config("zk", "one"), vertx)) {
+            assertThat(next.describe()).contains("embedded ZooKeeper");
         }
     }
 }

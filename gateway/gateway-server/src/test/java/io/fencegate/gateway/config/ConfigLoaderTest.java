@@ -134,7 +134,40 @@ class ConfigLoaderTest {
                 "issuer.highWaterMarkFile: set either");
         assertRefused(redis, Map.of("FENCEGATE_ISSUER_HIGHWATERMARKURL", "postgres://db/marks"), "issuer.highWaterMarkUrl:");
         assertRefused("issuer: { type: zookeeper, connectString: x }\n", Map.of(), "stores: configure at least one store");
-        assertRefused("stores: {}\n", Map.of(), "issuer.type: required");
+        assertRefused("stores: {}\n", Map.of(),
+                "2 problems in the config:\n  issuer.type: required: zookeeper, redis, sql or embedded-zookeeper\n"
+                        + "  stores: configure at least one store");
+    }
+
+    @Test
+    void everyProblemInTheFileIsReportedAtOnceWithTheNearestKnownName() {
+        String yaml = """
+                isuer: { type: zookeeper, connectString: "127.0.0.1:2181" }
+                server: { prot: 8081 }
+                stores:
+                  orders: { type: postgress, host: 127.0.0.1 }
+                  docs: { type: files }
+                  ledger: { type: jdbc, url: "jdbc:h2:mem:x", rule: lenient, poolSzie: 4 }
+                """;
+        assertThatThrownBy(() -> ConfigLoader.parse(yaml, Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("6 problems in the config:\n")
+                .hasMessageContaining("\n  isuer: unknown key; did you mean 'issuer'?\n")
+                .hasMessageContaining("\n  server.prot: unknown key; did you mean 'port'?\n")
+                .hasMessageContaining("\n  stores.orders.type: expected ")
+                .hasMessageContaining("got 'postgress'; did you mean 'postgres'?\n")
+                .hasMessageContaining("\n  stores.ledger.poolSzie: not a key of a jdbc store; did you mean 'poolSize'?\n")
+                .hasMessageContaining("\n  stores.docs.dir: required")
+                .hasMessageContaining("\n  stores.ledger.rule: expected strict or same-lease, got 'lenient'");
+    }
+
+    @Test
+    void aMisspeltIssuerTypeIsNamedWithTheNearestType() {
+        assertRefused(VALID.replace("type: zookeeper", "type: zookeepr"), Map.of(),
+                "issuer.type: expected zookeeper, redis, sql or embedded-zookeeper, got 'zookeepr'; did you mean 'zookeeper'?");
+        // Nothing near: no hint.
+        assertThatThrownBy(() -> ConfigLoader.parse(VALID.replace("type: zookeeper", "type: etcd"), Map.of()))
+                .hasMessageNotContaining("did you mean");
     }
 
     @Test

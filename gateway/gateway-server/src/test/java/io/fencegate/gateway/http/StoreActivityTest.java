@@ -51,11 +51,11 @@ class StoreActivityTest {
         activity.fencedRead("files", ReadOutcome.REFUSED);
 
         assertThat(activity.counts(Principal.ANONYMOUS)).isEqualTo(new JsonObject("""
-                {"shop":  {"writes": {"applied": 2, "stale": 1, "refused": 0},
+                {"shop":  {"writes": {"applied": 2, "stale": 1, "refused": 0, "retried": 0},
                            "fencedReads": {"claimed": 1, "stale": 1, "refused": 0}},
-                 "files": {"writes": {"applied": 0, "stale": 0, "refused": 1},
+                 "files": {"writes": {"applied": 0, "stale": 0, "refused": 1, "retried": 0},
                            "fencedReads": {"claimed": 0, "stale": 0, "refused": 1}},
-                 "idle":  {"writes": {"applied": 0, "stale": 0, "refused": 0},
+                 "idle":  {"writes": {"applied": 0, "stale": 0, "refused": 0, "retried": 0},
                            "fencedReads": {"claimed": 0, "stale": 0, "refused": 0}}}"""));
         assertThat(activity.counts(key("files-only", List.of("files"), List.of("*"))).fieldNames())
                 .containsExactly("files");
@@ -69,6 +69,28 @@ class StoreActivityTest {
                 .contains("fencegate_fenced_reads_total{outcome=\"refused\",store=\"files\"} 1.0")
                 // Series exist only for what happened.
                 .doesNotContain("outcome=\"refused\",store=\"shop\"");
+    }
+
+    /**
+     * A 409 whose current token is the attempted one is a retry of an applied write (strict: one
+     * write per token), not a stale holder kept out: counted as retried, on the page and in
+     * /metrics alike, and not listed among the refusals.
+     */
+    @Test
+    void aSameTokenRetryIsCountedAsRetriedNotStaleOnThePageAndInMetrics() {
+        GatewayMetrics prometheus = GatewayMetrics.prometheus();
+        StoreActivity activity = new StoreActivity(prometheus, List.of(binding("shop")));
+        activity.write("shop", WriteOutcome.APPLIED);
+        activity.writeStale("shop", "stock", new Stale(9, 9, 9)); // the same token again
+        activity.writeStale("shop", "stock", new Stale(9, 9, 9));
+        activity.writeStale("shop", "stock", new Stale(9, 9, 8)); // a stale holder
+
+        assertThat(activity.counts(Principal.ANONYMOUS).getJsonObject("shop").getJsonObject("writes"))
+                .isEqualTo(new JsonObject("{\"applied\": 1, \"stale\": 1, \"refused\": 0, \"retried\": 2}"));
+        assertThat(activity.refusals(Principal.ANONYMOUS)).hasSize(1);
+        assertThat(prometheus.scrape())
+                .contains("fencegate_writes_total{outcome=\"retried\",store=\"shop\"} 2.0")
+                .contains("fencegate_writes_total{outcome=\"stale\",store=\"shop\"} 1.0");
     }
 
     @Test

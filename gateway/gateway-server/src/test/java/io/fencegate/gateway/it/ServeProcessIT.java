@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,6 +74,51 @@ class ServeProcessIT {
         }
     }
 
+    /**
+     * SIGTERM with lease watches open, over HTTP/1.1 (as curl asks) and HTTP/2 (the JDK client
+     * upgrades): each watcher gets a last {@code stopping} event and its stream ends properly, not
+     * cut at the end of the drain (curl exit 18, "transfer closed with outstanding read data").
+     */
+    @Test
+    void sigtermEndsOpenLeaseWatchesWithAStoppingEventAndACleanEnd() throws Exception {
+        try (GatewayProcess gw = GatewayProcess.start(work, "serve", "--port", "0", "--data", "data").awaitReady(90)) {
+            FencegateClient client = FencegateClient.builder(gw.uri()).timeout(Duration.ofSeconds(10)).build();
+            Lease lease = client.acquire("main/watched", Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
+            java.io.InputStream http1 = openWatch(gw, lease, java.net.http.HttpClient.Version.HTTP_1_1);
+            java.io.InputStream http2 = openWatch(gw, lease, java.net.http.HttpClient.Version.HTTP_2);
+            long signalled = System.nanoTime();
+            gw.terminate(); // SIGTERM
+            for (java.io.InputStream body : List.of(http1, http2)) {
+                // readAllBytes throws if the stream is cut rather than ended.
+                String rest = new String(body.readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(rest).startsWith("event: stopping\ndata: {")
+                        .contains("\"message\":\"gateway stopping; reconnect elsewhere\"")
+                        .contains("\"leaseId\":\"" + lease.leaseId() + "\"");
+            }
+            // Told at the start of the drain, not at its end.
+            assertThat(Duration.ofNanos(System.nanoTime() - signalled)).isLessThan(Duration.ofSeconds(5));
+            assertThat(gw.exit(60)).as(gw.output()).isEqualTo(143);
+        }
+    }
+
+    /** A watch of {@code lease}, read up to its opening comment: the stream is open. */
+    private static java.io.InputStream openWatch(GatewayProcess gw, Lease lease, java.net.http.HttpClient.Version version)
+            throws Exception {
+        java.net.http.HttpResponse<java.io.InputStream> watch = java.net.http.HttpClient.newBuilder().version(version).build()
+                .send(java.net.http.HttpRequest.newBuilder(gw.uri().resolve("/v1/leases/" + lease.leaseId() + "/events")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(watch.statusCode()).isEqualTo(200);
+        java.io.InputStream body = watch.body();
+        java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
+        while (!seen.toString(StandardCharsets.UTF_8).endsWith("\n\n")) {
+            int b = body.read();
+            assertThat(b).as("stream open").isNotNegative();
+            seen.write(b);
+        }
+        assertThat(seen.toString(StandardCharsets.UTF_8)).startsWith(": watching");
+        return body;
+    }
+
     @Test
     void anInvalidConfigStopsStartUpNamingTheKey() throws Exception {
         Path config = work.resolve("fencegate.yaml");
@@ -84,6 +130,19 @@ class ServeProcessIT {
         try (GatewayProcess gw = GatewayProcess.start(work, "serve", "--config", config.toString())) {
             assertThat(gw.exit(60)).isEqualTo(2);
             assertThat(gw.output()).contains("stores.orders.rule: expected strict or same-lease, got 'lenient'");
+        }
+    }
+
+    @Test
+    void aPortInUseStopsStartUpBeforeAnyBackendOpensNamingTheAddressAndKey() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+                GatewayProcess gw = GatewayProcess.start(work, "serve", "--port", String.valueOf(taken.getLocalPort()),
+                        "--data", "data")) {
+            assertThat(gw.exit(60)).isEqualTo(2);
+            assertThat(gw.output()).contains("fencegate: cannot start: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                    + ": the port is already in use (is another gateway running?); choose another with --port");
+            // Failed before the embedded ZooKeeper, H2 or files store touched the data directory.
+            assertThat(work.resolve("data")).doesNotExist();
         }
     }
 

@@ -54,6 +54,7 @@ class StatusPageIT {
                 browser.open(gw.uri().resolve("/ui"));
                 await(() -> browser.text("#health"), t -> t.contains("gateway UP") && t.contains("store:shop UP"));
                 assertThat(browser.text("#scope")).isEqualTo("health only (no key)");
+                assertThat(browser.script("return document.getElementById('key').placeholder;")).isEqualTo("(none: health only)");
                 assertThat(browser.text("#refusals")).isEqualTo("an API key shows the refusals");
                 assertThat(browser.text("#leases")).isEmpty();
 
@@ -79,6 +80,23 @@ class StatusPageIT {
                 await(() -> browser.text("#leases"), t -> t.contains("shop/stock") && t.contains(Long.toString(b.token()))
                         && t.contains("gateway-1"));
                 await(() -> browser.text("#store-shop .totals"), t -> t.contains("writes 1 applied, 1 stale"));
+                // The holder retries its applied write with the same token: 409, "already applied", not stale.
+                assertThat(client.put("shop", "stock", b.token(), "0".getBytes(StandardCharsets.UTF_8)))
+                        .isInstanceOf(Stale.class);
+                await(() -> browser.text("#store-shop .totals"),
+                        t -> t.contains("writes 1 applied, 1 stale, 1 retried (already applied), 0 refused"));
+                assertThat(browser.script("return document.querySelectorAll('.refusal').length;")).hasToString("1");
+                // The chart has axes with units, and says it waits until there are two points to draw.
+                assertThat(browser.script("const c = document.createElement('canvas');"
+                        + " c.width = CHART.width; c.height = CHART.height;"
+                        + " draw(c, [{applied: 0, stale: 0, refused: 0, reads: 0}]);"
+                        + " const g = c.getContext('2d');"
+                        + " const ink = (x, y) => g.getImageData(x, y, 1, 1).data[3] > 0;"
+                        + " return [c.dataset.state, ink(CHART.left, CHART.top + 20),"
+                        + "   ink(CHART.left + 40, CHART.height - CHART.bottom)];"))
+                        .hasToString("[\"waiting\",true,true]");
+                await(() -> String.valueOf(browser.script(
+                        "return document.querySelector('#store-shop canvas').dataset.state;")), t -> t.equals("drawn"));
                 // A few more seconds of traffic, so the charts have something to draw (docs/status-page.png).
                 Lease holder = b;
                 for (int i = 0; i < 4; i++) {
@@ -96,6 +114,15 @@ class StatusPageIT {
             LeaseIssuer other = issuer2(zookeeper);
             try (var off = new GatewayHarness(new GatewayOptions().ui(false), other, List.of(), List.of(other))) {
                 assertThat(off.send(off.request("/ui").GET()).statusCode()).as("server.ui: false").isEqualTo(404);
+            }
+            // No auth.keys: the page shows everything, and the key field says so instead of "health only".
+            LeaseIssuer third = issuer2(zookeeper);
+            try (var open = new GatewayHarness(new GatewayOptions(), third, List.of(), List.of(third));
+                    HeadlessChromium browser = new HeadlessChromium(work)) {
+                browser.open(open.uri().resolve("/ui"));
+                await(() -> browser.text("#scope"), t -> t.equals("everything (no auth.keys configured)"));
+                assertThat(browser.script("const k = document.getElementById('key'); return [k.placeholder, k.disabled];"))
+                        .hasToString("[\"(not needed: auth is off)\",true]");
             }
         } finally {
             LeaseEventsIT.deleteTree(work);
