@@ -156,6 +156,43 @@ final class Deployment implements AutoCloseable {
         throw new IllegalStateException("gateway" + i + " not up after " + seconds + " s\n" + gateways.get(i).tail());
     }
 
+    /**
+     * Waits until every gateway answers /health with 200 (its issuer and stores answer real round
+     * trips); null when they all do, else what was still unhealthy after {@code seconds}.
+     */
+    String awaitHealthy(long seconds) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        List<String> unhealthy = new ArrayList<>();
+        do {
+            unhealthy.clear();
+            for (URI url : urls) {
+                try {
+                    int status = http.send(HttpRequest.newBuilder(url.resolve("health")).timeout(Duration.ofSeconds(2)).build(),
+                            HttpResponse.BodyHandlers.discarding()).statusCode();
+                    if (status != 200) {
+                        unhealthy.add(url + " answered " + status);
+                    }
+                } catch (java.io.IOException e) {
+                    unhealthy.add(url + " unreachable");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return "interrupted";
+                }
+            }
+            if (unhealthy.isEmpty()) {
+                return null;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+        } while (System.nanoTime() < deadline);
+        return "not healthy after " + seconds + " s: " + String.join(", ", unhealthy);
+    }
+
     /** The last log lines of every server it runs: what a harness failure shows. */
     String tails() {
         StringBuilder b = new StringBuilder();

@@ -36,8 +36,11 @@ final class Nemesis implements Runnable {
     static final long CLOCK_STEP_SECONDS = 600;
     static final long CLOCK_STEP_HOLD_MS = 3_000;
 
+    private static final long HEALTHY_WITHIN_SECONDS = 60;
+
     private final List<Kind> kinds = new ArrayList<>();
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
+    private final Deployment deployment;
     private final long intervalMs;
     private final SplittableRandom random = new SplittableRandom();
     private volatile boolean stopped;
@@ -45,6 +48,7 @@ final class Nemesis implements Runnable {
     private final java.util.concurrent.locks.ReentrantLock striking = new java.util.concurrent.locks.ReentrantLock();
 
     Nemesis(Deployment d, Supplier<List<ChildProcess>> clients, long ttlMs, long intervalMs) {
+        this.deployment = d;
         this.intervalMs = intervalMs;
         kinds.add(new Kind("db-crash-restart", false, () -> Injected.everywhere(d.database.crashAndRestart())));
         kinds.add(new Kind("clock-step", false, () -> {
@@ -185,7 +189,12 @@ final class Nemesis implements Runnable {
             done = Injected.everywhere("FAILED to inject: " + e);
         }
         if (done != null) {
-            faults.add(new Fault(kind.name(), start, Clock.nowUs(), done.detail(), done.scope(), kind.endsLeases()));
+            // A fault lasts until the deployment is healthy again, not until its action returns: a
+            // restarted Redis or database is answering before every gateway has reconnected, and the
+            // calls refused meanwhile are the fault's, not the quiet time's.
+            String unhealed = deployment.awaitHealthy(HEALTHY_WITHIN_SECONDS);
+            faults.add(new Fault(kind.name(), start, Clock.nowUs(), unhealed == null ? done.detail()
+                    : done.detail() + "; " + unhealed, done.scope(), kind.endsLeases()));
             System.err.println("nemesis: " + kind.name() + ": " + done.detail());
         }
     }
