@@ -52,7 +52,9 @@ class WalkthroughIT {
     @Test
     void readmeJavaClientSnippetIsTheOneThatRuns() throws Exception {
         String readme = Files.readString(GatewayProcess.repoRoot().resolve("README.md"));
-        int from = readme.indexOf("```java", readme.indexOf("The same from Java"));
+        int intro = readme.indexOf("From Java, through the gateway");
+        assertThat(intro).as("README introduces its Java client snippet").isPositive();
+        int from = readme.indexOf("```java", intro);
         String snippet = readme.substring(from + "```java".length(), readme.indexOf("```", from + 7)).strip();
         String source = Files.readString(GatewayProcess.repoRoot()
                 .resolve("gateway/gateway-server/src/test/java/io/fencegate/gateway/it/WalkthroughIT.java"));
