@@ -202,6 +202,9 @@ class LeaseWatchdogTest {
     void theFirstDeadlineCountsFromTheAcquiresStartNotFromKeepAlive() {
         PausableClock clock = new PausableClock();
         ScriptedIssuer issuer = new ScriptedIssuer(10_000);
+        // Past a third of its ttl the watchdog renews at once; a confirmed renew would move the deadline
+        // and race this test, so renews fail here and only the acquire's start counts.
+        issuer.mode.set(ScriptedIssuer.Mode.UNAVAILABLE);
         try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer, clock::nanoTime)) {
             long startedAt = clock.nanoTime() - Duration.ofSeconds(8).toNanos(); // granted 8 s ago
             LeaseWatchdog.KeepAlive keepAlive = watchdog.keepAlive(grantedAt(startedAt, Duration.ofSeconds(10)),
@@ -234,6 +237,7 @@ class LeaseWatchdogTest {
     @Test
     void aLeaseWhoseStartIsUnknownGetsAtMostOneTtlFromNow() {
         ScriptedIssuer issuer = new ScriptedIssuer(10_000);
+        issuer.mode.set(ScriptedIssuer.Mode.UNAVAILABLE); // no confirmed renew moves the deadline meanwhile
         try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer)) {
             LeaseWatchdog.KeepAlive keepAlive = watchdog.keepAlive(
                     new Lease("l", "id", 7, System.currentTimeMillis() + 3_600_000), Duration.ofSeconds(10), lease -> { });
