@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * is a scheduler task. Curator's own mutex blocks a thread per waiter and binds the lock to it,
  * and its parents are CONTAINER nodes; neither fits leases with tokens.
  *
- * <p>First, unless the acquire has a lock-delay, it tries the lock in one round trip ({@link
- * UncontendedGrant}); whatever that cannot settle, it leaves to the queue.
+ * <p>The policy sits behind an {@link AcquisitionDriver}, as Curator's sits behind its
+ * {@code LockInternalsDriver}: whether to try the lock in one round trip first ({@link
+ * UncontendedGrant}; whatever that cannot settle is left to the queue), and whether the head of
+ * the queue may be granted now or waits out a lock-delay.
  */
 final class Acquisition {
 
@@ -46,9 +48,9 @@ final class Acquisition {
     private final long ttlMs;
     private final long waitMs;
     private final long lockDelayMs;
-    private final LockDelays delays;
-    /** Null: straight to the queue. */
-    private final UncontendedGrant uncontended;
+    private final AcquisitionDriver driver;
+    /** First the one-round-trip attempt; false: straight to the queue. */
+    private final boolean triesUncontended;
     /** Names the lease node of the one-round-trip attempt, so a lost answer can be looked up. */
     private final String protectedId = java.util.UUID.randomUUID().toString();
     /** That attempt may have created a node whose path this acquire does not know (yet). */
@@ -71,25 +73,15 @@ final class Acquisition {
     /** Set before this acquire reads ourPath to delete it; the create callback checks it after setting ourPath. */
     private volatile boolean abandoned;
     private volatile ScheduledFuture<?> deadline;
-    /** Test hook: runs when a grant failed, after it was made final, before the acquire answers. */
-    volatile Runnable afterGrantFailed = () -> { };
 
-    /** The queue path alone (tests of its grant step). */
-    Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs) {
-        this(parts, lock, ttlMs, waitMs, 0, new LockDelays(parts), null);
-    }
-
-    Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs, long lockDelayMs, LockDelays delays,
-                UncontendedGrant uncontended) {
+    Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs, long lockDelayMs, AcquisitionDriver driver) {
         this.parts = parts;
         this.lock = lock;
         this.ttlMs = ttlMs;
         this.waitMs = waitMs;
         this.lockDelayMs = lockDelayMs;
-        this.delays = delays;
-        // A lock-delay is judged at the head of the queue. A CVERSION node would spend a token on a
-        // held lock, which a zero wait must not: it looks first, on the queue path.
-        this.uncontended = lockDelayMs == 0 && (waitMs > 0 || parts.mode() == TokenMode.ZXID) ? uncontended : null;
+        this.driver = driver;
+        this.triesUncontended = driver.triesUncontended(waitMs, lockDelayMs);
     }
 
     CompletableFuture<Optional<Lease>> start() {
@@ -104,7 +96,7 @@ final class Acquisition {
                 return result;
             }
         }
-        if (uncontended != null) {
+        if (triesUncontended) {
             tryUncontended();
         } else {
             enterQueue(false);
@@ -132,20 +124,11 @@ final class Acquisition {
         });
     }
 
+    /** The lock node's children; none if it does not exist. */
     private CompletableFuture<List<String>> listQueue() {
-        return listQueue(false);
-    }
-
-    /** The lock node's children; none if it does not exist. {@code synced}: as the leader has them. */
-    private CompletableFuture<List<String>> listQueue(boolean synced) {
         String lockPath = parts.nodes().lockPath(lock);
-        return (synced ? parts.childrenAfterSync(lockPath)
-                : parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath)))
-                .thenApply(event -> switch (AsyncZk.code(event)) {
-                    case OK -> event.getChildren();
-                    case NONODE -> List.<String>of();
-                    default -> throw AsyncZk.unexpected("list lock queue", event);
-                });
+        return parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath))
+                .thenApply(AcquisitionDriver::children);
     }
 
     private void tryUncontended() {
@@ -153,10 +136,10 @@ final class Acquisition {
         writtenExpiresAt = parts.clock().millis() + ttlMs;
         byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, writtenExpiresAt, lock, lockDelayMs).toBytes();
         attemptUnresolved = true;
-        CompletableFuture<UncontendedGrant.Outcome> answer = uncontended.attempt(lock, protectedId, data);
+        CompletableFuture<UncontendedGrant.Outcome> answer = driver.attemptUncontended(lock, protectedId, data);
         answer.thenAccept(late -> {
             if (abandoned) {
-                discard(late); // answered already (timed out, closed): a late node would block the queue
+                driver.undo(lock, protectedId, late); // answered already (timed out, closed): a late node would block the queue
             }
         });
         parts.zk().bounded("grant " + lock, answer).whenComplete((outcome, error) -> {
@@ -191,36 +174,22 @@ final class Acquisition {
         return true;
     }
 
-    private void discard(UncontendedGrant.Outcome late) {
-        if (late instanceof UncontendedGrant.Granted granted) {
-            parts.deleteGuaranteed(granted.path());
-        } else if (late instanceof UncontendedGrant.Queued queued) {
-            parts.deleteGuaranteed(queued.path());
-        } else if (late instanceof UncontendedGrant.Unknown) {
-            parts.deleteProtected(parts.nodes().lockPath(lock), protectedId);
-        }
-    }
-
     /**
-     * The attempt's answer was a refusal or lost: look for our protected id, after a sync (see
-     * {@link IssuerParts#childrenAfterSync}: the server that answers may be behind). Found, the
+     * The attempt's answer was a refusal or lost: the driver looks for our node. Found, the
      * transaction applied (all of it) and our node is queued, maybe first; not found, it did not,
      * and never will: join the queue as usual.
      */
     private void recover() {
-        listQueue(true).whenComplete((children, error) -> {
+        driver.findAttempt(lock, protectedId).whenComplete((found, error) -> {
             if (error != null) {
                 fail(error);
-                return;
-            }
-            java.util.Optional<String> ours = LockNodes.withProtectedId(children, protectedId);
-            if (ours.isPresent()) {
-                if (adopt(parts.nodes().lockPath(lock) + "/" + ours.get())) {
+            } else if (found.path().isPresent()) {
+                if (adopt(found.path().get())) {
                     checkPosition();
                 }
             } else {
                 attemptUnresolved = false;
-                if (waitMs == 0 && !LockNodes.queue(children).isEmpty()) {
+                if (waitMs == 0 && found.queued()) {
                     giveUp();
                 } else {
                     enterQueue(true);
@@ -351,11 +320,11 @@ final class Acquisition {
 
     /**
      * At the head of the queue: grants now, unless the previous lease ended involuntarily under a
-     * lock-delay that has not passed ({@link LockDelays}); then checks again when it has (the wait
-     * deadline may give up first). Nothing watches a delay's end, so a timer does.
+     * lock-delay that has not passed (the driver judges it); then checks again when it has (the
+     * wait deadline may give up first). Nothing watches a delay's end, so a timer does.
      */
     private void grantAfterLockDelay(Stat lockStat) {
-        delays.remainingMs(lock, lockStat).whenComplete((remaining, error) -> {
+        driver.delayRemainingMs(lock, lockStat).whenComplete((remaining, error) -> {
             if (error != null) {
                 fail(error);
             } else if (remaining <= 0) {
@@ -421,14 +390,13 @@ final class Acquisition {
                 recorded = expirySet.thenCompose(v -> parts.grants().record(lock, token));
             }
             return recorded
-                    .thenCompose(v -> lockDelayMs > 0 ? delays.mark(lock, new LockDelays.Mark(token, lockDelayMs, expiresAt))
-                            : markSeen ? delays.clear(lock) : CompletableFuture.<Void>completedFuture(null))
+                    .thenCompose(v -> driver.granted(lock, token, lockDelayMs, expiresAt, markSeen))
                     .thenApply(v -> lease);
         }).whenComplete((lease, error) -> {
             if (error != null) {
                 // Final: never back to WAITING, where a watcher firing now could start a second grant.
                 if (state.compareAndSet(State.GRANTING, State.DONE)) {
-                    afterGrantFailed.run();
+                    driver.grantFailed(lock, error);
                     end(error);
                 }
                 return;

@@ -27,7 +27,7 @@ final class GrantLog {
 
     static final int KEEP_PER_LOCK = 1000;
     private static final int PRUNE_EVERY = 100;
-    private static final int CACHE_ENTRIES = 4096;
+    static final int CACHE_ENTRIES = 4096;
     /** A grant node's data once its lease was released; empty while live or after an involuntary end. */
     static final byte[] RELEASED = "released".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     /**
@@ -43,12 +43,14 @@ final class GrantLog {
     private final LockNodes nodes;
     /** Per busy lock; bounded, since a gateway may lock millions of items (a dropped count only delays a prune). */
     private final Map<String, AtomicInteger> grantsSincePrune = LruMap.synchronizedOf(CACHE_ENTRIES);
-    private final KnownGrants known = new KnownGrants(CACHE_ENTRIES);
+    /** The issuer's positive {@code wasGranted} cache: grants written here are known without a read. */
+    private final KnownGrants known;
 
-    GrantLog(CuratorFramework client, AsyncZk zk, LockNodes nodes) {
+    GrantLog(CuratorFramework client, AsyncZk zk, LockNodes nodes, KnownGrants known) {
         this.client = client;
         this.zk = zk;
         this.nodes = nodes;
+        this.known = known;
     }
 
     /**
@@ -87,10 +89,8 @@ final class GrantLog {
         known.add(lock, token);
     }
 
+    /** For a positive token (the issuer answers the others); a "yes" is cached by the caller or here. */
     CompletableFuture<Boolean> wasGranted(String lock, long token) {
-        if (token <= 0) {
-            return CompletableFuture.completedFuture(false);
-        }
         if (known.contains(lock, token)) {
             return CompletableFuture.completedFuture(true);
         }

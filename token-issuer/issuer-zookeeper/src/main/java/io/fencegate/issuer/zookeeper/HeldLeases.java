@@ -2,8 +2,6 @@ package io.fencegate.issuer.zookeeper;
 
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
-import io.fencegate.issuer.LeaseListener;
-import io.fencegate.issuer.backend.LeaseListeners;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException.Code;
 import org.slf4j.Logger;
@@ -44,7 +43,8 @@ final class HeldLeases {
     private final Map<String, Held> byPath = new ConcurrentHashMap<>();
     /** The same leases by id, so a release here finds its lease without parsing the id. */
     private final Map<String, String> pathById = new ConcurrentHashMap<>();
-    private final LeaseListeners listeners = new LeaseListeners();
+    /** Told of each lease that ends here without a release (the issuer's listeners). */
+    private final BiConsumer<Lease, LeaseEnd> onEnd;
 
     private static final class Held {
         volatile Lease lease;
@@ -79,14 +79,11 @@ final class HeldLeases {
      */
     record Releasable(Lease lease, String path, int nodeVersion, int lockVersion) { }
 
-    HeldLeases(CuratorFramework client, AsyncZk zk, ScheduledExecutorService scheduler) {
+    HeldLeases(CuratorFramework client, AsyncZk zk, ScheduledExecutorService scheduler, BiConsumer<Lease, LeaseEnd> onEnd) {
         this.client = client;
         this.zk = zk;
         this.scheduler = scheduler;
-    }
-
-    void addListener(LeaseListener listener) {
-        listeners.add(listener);
+        this.onEnd = onEnd;
     }
 
     /**
@@ -223,6 +220,6 @@ final class HeldLeases {
         }
         Lease lease = held.lease;
         LOG.info("lease ended: lock={} token={} reason={}", lease.lock(), lease.token(), reason);
-        listeners.tell(lease, reason);
+        onEnd.accept(lease, reason);
     }
 }

@@ -56,13 +56,8 @@ final class LeaseListing {
                 .withMode(CreateMode.EPHEMERAL).inBackground(cb).forPath(instancePath, new byte[0]));
     }
 
-    CompletableFuture<LeasePage> list(String prefix, String cursor, int limit) {
-        String after;
-        try {
-            after = ListCursors.checkedAfter(prefix, cursor, limit);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    /** @param after the lock the page starts after (checked and decoded by the issuer), null for the first page */
+    CompletableFuture<LeasePage> list(String prefix, String after, int limit) {
         String locksPath = parts.nodes().locksPath();
         return children(locksPath).thenCompose(names -> {
             List<String> locks = new ArrayList<>();

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -100,16 +101,22 @@ final class UncontendedGrant {
 
     private final IssuerParts parts;
     private final TokenModeMarker modeMarker;
-    /** Test hook: what this issuer hears of a grant transaction's answer (a test loses it). */
-    volatile java.util.function.UnaryOperator<CuratorEvent> answers = java.util.function.UnaryOperator.identity();
+    /** What this issuer hears of a grant transaction's answer: the answer itself (a test loses it). */
+    private final UnaryOperator<CuratorEvent> answers;
     /** Lock to the version at which its node was seen with empty data and no children, after a release here. */
     private final Map<String, Integer> emptyAt = LruMap.synchronizedOf(CACHE_ENTRIES);
     /** Lock to when (System.nanoTime) an attempt here last found it in use. */
     private final Map<String, Long> busySince = LruMap.synchronizedOf(CACHE_ENTRIES);
 
     UncontendedGrant(IssuerParts parts, TokenModeMarker modeMarker) {
+        this(parts, modeMarker, UnaryOperator.identity());
+    }
+
+    /** {@code answers}: a test's seam, to lose or alter a transaction's answer. */
+    UncontendedGrant(IssuerParts parts, TokenModeMarker modeMarker, UnaryOperator<CuratorEvent> answers) {
         this.parts = parts;
         this.modeMarker = modeMarker;
+        this.answers = answers;
     }
 
     /**

@@ -2,12 +2,12 @@ package io.fencegate.issuer.zookeeper;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
-import io.fencegate.issuer.LeaseIssuer;
-import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeasePage;
-import io.fencegate.issuer.backend.InstanceNames;
 import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.backend.AbstractLeaseIssuer;
 import io.fencegate.issuer.backend.DaemonThreads;
+import io.fencegate.issuer.backend.InstanceNames;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -18,7 +18,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -43,7 +42,7 @@ import org.apache.zookeeper.KeeperException.Code;
  * }
  * }</pre>
  */
-public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
+public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed> {
 
     /** A renew or release re-reads the node when a concurrent renew changed it; this many times. */
     private static final int MAX_VERSION_RACES = 5;
@@ -55,15 +54,16 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     private final ScheduledThreadPoolExecutor scheduler;
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener sessionWatch;
-    private final AtomicBoolean closed = new AtomicBoolean();
     private final Duration operationTimeout;
     private final IdleLockSweeper sweeper;
     private final LockDelays delays;
     private final LeaseListing listing;
     private final UncontendedGrant uncontended;
+    private final AcquisitionDriver driver;
     private final Clock clock;
 
     private ZooKeeperLeaseIssuer(Builder builder) {
+        super("ZooKeeper", GrantLog.CACHE_ENTRIES);
         this.operationTimeout = builder.operationTimeout;
         this.clock = builder.clock;
         this.ownsClient = builder.client == null;
@@ -73,16 +73,14 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         AsyncZk zk = new AsyncZk(builder.operationTimeout, scheduler);
         LockNodes nodes = new LockNodes(builder.root);
         this.parts = new IssuerParts(client, zk, nodes, builder.tokenMode, scheduler,
-                new GrantLog(client, zk, nodes), new HeldLeases(client, zk, scheduler), clock);
+                new GrantLog(client, zk, nodes, grantCache()), new HeldLeases(client, zk, scheduler, this::ended), clock);
         this.modeMarker = new TokenModeMarker(parts);
         this.delays = new LockDelays(parts);
         this.uncontended = new UncontendedGrant(parts, modeMarker);
+        this.driver = new AcquisitionDriver(parts, delays, uncontended);
         this.listing = new LeaseListing(parts, builder.instanceName);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
                 : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
-        if (sweeper != null) {
-            parts.held().addListener((lease, reason) -> sweeper.leaseEnded(lease.lock(), lease.token()));
-        }
         // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
         this.sessionWatch = (c, state) -> {
             if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
@@ -104,6 +102,14 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         }
     }
 
+    /** A lease granted here ended without a release: the sweeper counts from now, then the listeners hear. */
+    private void ended(Lease lease, LeaseEnd reason) {
+        if (sweeper != null) {
+            sweeper.leaseEnded(lease.lock(), lease.token());
+        }
+        leaseEnded(lease, reason);
+    }
+
     private static CuratorFramework newClient(Builder builder) {
         int timeoutMs = (int) builder.operationTimeout.toMillis();
         return CuratorFrameworkFactory.builder()
@@ -119,29 +125,10 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         return new Builder();
     }
 
-    @Override
-    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
-        return acquire(lock, ttl, wait, Duration.ZERO);
-    }
-
     /** The delay is kept in ZooKeeper, on the lock node ({@link LockDelays}): every instance honours it. */
     @Override
-    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
-        try {
-            LockNames.check(lock);
-            requirePositive("ttl", ttl);
-            if (wait == null || wait.isNegative()) {
-                throw new IllegalArgumentException("wait must be zero or positive, was " + wait);
-            }
-            if (lockDelay == null || lockDelay.isNegative()) {
-                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
-            }
-            ensureOpen();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        Acquisition acquisition = new Acquisition(parts, lock, ttl.toMillis(), wait.toMillis(), lockDelay.toMillis(), delays,
-                uncontended);
+    protected CompletionStage<Optional<Lease>> grant(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        Acquisition acquisition = new Acquisition(parts, lock, ttlMs, wait.toMillis(), lockDelayMs, driver);
         pending.add(acquisition);
         CompletableFuture<Void> modeChecked = modeMarker.ensure();
         CompletableFuture<Optional<Lease>> result = modeChecked.isDone() && !modeChecked.isCompletedExceptionally()
@@ -151,13 +138,19 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         return result;
     }
 
+    /** Lease ids naming a lease node under this root's locks, at a valid path. */
     @Override
-    public CompletionStage<Optional<Lease>> renew(String leaseId) {
-        return renew(leaseId, 0);
+    protected Optional<LeaseIds.Parsed> parseLeaseId(String leaseId) {
+        return LeaseIds.parse(leaseId, parts.nodes().locksPath()).filter(id -> isValidPath(id.path()));
     }
 
-    private CompletableFuture<Optional<Lease>> renew(String leaseId, int attempt) {
-        return readOwned(leaseId).thenCompose(owned -> {
+    @Override
+    protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIds.Parsed id) {
+        return renew(leaseId, id, 0);
+    }
+
+    private CompletableFuture<Optional<Lease>> renew(String leaseId, LeaseIds.Parsed id, int attempt) {
+        return readOwned(id).thenCompose(owned -> {
             if (owned.isEmpty()) {
                 return CompletableFuture.completedFuture(Optional.<Lease>empty());
             }
@@ -175,7 +168,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                         }
                         case NONODE -> CompletableFuture.completedFuture(Optional.<Lease>empty());
                         // Renewed or expired concurrently: judge again from the node's new state.
-                        case BADVERSION -> attempt < MAX_VERSION_RACES ? renew(leaseId, attempt + 1)
+                        case BADVERSION -> attempt < MAX_VERSION_RACES ? renew(leaseId, id, attempt + 1)
                                 : CompletableFuture.failedFuture(new IssuerUnavailableException("renew kept racing other writes to " + lease.path));
                         default -> CompletableFuture.failedFuture(AsyncZk.unexpected("renew", event));
                     });
@@ -188,16 +181,15 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
      * the node, clear a lock-delay, mark the grant released, delete at the version read.
      */
     @Override
-    public CompletionStage<Boolean> release(String leaseId) {
-        Optional<HeldLeases.Releasable> held = closed.get() || leaseId == null ? Optional.empty()
-                : parts.held().releasable(leaseId);
+    protected CompletionStage<Boolean> releaseLease(String leaseId, LeaseIds.Parsed id) {
+        Optional<HeldLeases.Releasable> held = parts.held().releasable(leaseId);
         if (held.isEmpty()) {
-            return release(leaseId, 0);
+            return release(id, 0);
         }
         HeldLeases.Releasable lease = held.get();
         return uncontended.release(lease).thenCompose(released -> {
             if (!released) {
-                return release(leaseId, 0);
+                return release(id, 0);
             }
             released(lease.path(), lease.lease().lock(), lease.lease().token());
             return CompletableFuture.completedFuture(true);
@@ -211,8 +203,8 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
         }
     }
 
-    private CompletableFuture<Boolean> release(String leaseId, int attempt) {
-        return readOwned(leaseId).thenCompose(owned -> {
+    private CompletableFuture<Boolean> release(LeaseIds.Parsed id, int attempt) {
+        return readOwned(id).thenCompose(owned -> {
             if (owned.isEmpty()) {
                 return CompletableFuture.completedFuture(false);
             }
@@ -227,7 +219,7 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
                     yield CompletableFuture.completedFuture(true);
                 }
                 case NONODE -> CompletableFuture.completedFuture(false);
-                case BADVERSION -> attempt < MAX_VERSION_RACES ? release(leaseId, attempt + 1)
+                case BADVERSION -> attempt < MAX_VERSION_RACES ? release(id, attempt + 1)
                         : CompletableFuture.failedFuture(new IssuerUnavailableException("release kept racing other writes to " + lease.path));
                 default -> CompletableFuture.failedFuture(new IssuerUnavailableException("ZooKeeper release failed: " + code));
             });
@@ -235,52 +227,32 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
-    public CompletionStage<Boolean> wasGranted(String lock, long token) {
-        try {
-            LockNames.check(lock);
-            ensureOpen();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    protected CompletionStage<Boolean> isGranted(String lock, long token) {
         return parts.grants().wasGranted(lock, token);
     }
 
     @Override
-    public CompletionStage<Optional<Lease>> find(String leaseId) {
-        return readOwned(leaseId).thenApply(owned -> owned.map(o -> o.toLease(leaseId, o.data.expiresAt())));
+    protected CompletionStage<Optional<Lease>> findLease(String leaseId, LeaseIds.Parsed id) {
+        return readOwned(id).thenApply(owned -> owned.map(o -> o.toLease(leaseId, o.data.expiresAt())));
     }
 
     @Override
-    public CompletionStage<Boolean> wasReleased(Lease lease) {
+    protected CompletionStage<Boolean> isReleased(Lease lease) {
         try {
             LockNames.check(lease.lock());
-            ensureOpen();
-        } catch (RuntimeException e) {
+        } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
         return parts.grants().wasReleased(lease.lock(), lease.token());
     }
 
     @Override
-    public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
-        try {
-            ensureOpen();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return listing.list(lockPrefix, cursor, limit);
+    protected CompletionStage<LeasePage> listPage(String lockPrefix, String after, int limit) {
+        return listing.list(lockPrefix, after, limit);
     }
 
     @Override
-    public void addListener(LeaseListener listener) {
-        parts.held().addListener(Objects.requireNonNull(listener, "listener"));
-    }
-
-    @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
+    protected void shutdown() {
         IssuerUnavailableException closing = new IssuerUnavailableException("ZooKeeper lease issuer closed");
         for (Acquisition acquisition : pending) {
             acquisition.abort(closing);
@@ -318,20 +290,11 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
      * root's mode too, because a release feeds this issuer's idle sweeper, which must never act on a
      * root it was not configured for (a ZXID sweep deletes lock nodes, the CVERSION counters).
      */
-    private CompletableFuture<Optional<Owned>> readOwned(String leaseId) {
-        try {
-            ensureOpen();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        Optional<LeaseIds.Parsed> id = LeaseIds.parse(leaseId, parts.nodes().locksPath());
-        if (id.isEmpty() || !isValidPath(id.get().path())) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        String path = id.get().path();
+    private CompletableFuture<Optional<Owned>> readOwned(LeaseIds.Parsed id) {
+        String path = id.path();
         return modeMarker.ensure().thenCompose(modeOk -> parts.zk().call("read lease " + path,
                         cb -> client.getData().inBackground(cb).forPath(path)))
-                .thenApply(event -> owned(event, path, id.get().secret(), clock.millis()));
+                .thenApply(event -> owned(event, path, id.secret(), clock.millis()));
     }
 
     private static Optional<Owned> owned(CuratorEvent event, String path, String secret, long now) {
@@ -357,13 +320,6 @@ public final class ZooKeeperLeaseIssuer implements LeaseIssuer {
             return true;
         } catch (IllegalArgumentException e) {
             return false;
-        }
-    }
-
-    private void ensureOpen() {
-        if (closed.get()) {
-            // The same failure as an unreachable backend, on every issuer: the caller's answer is the same.
-            throw new IssuerUnavailableException("ZooKeeper lease issuer is closed");
         }
     }
 

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.AfterEach;
@@ -37,7 +38,7 @@ class AcquisitionGrantIT {
 
     /**
      * A grant that fails (here: its grant log cannot be written) must not leave the acquire open to
-     * a second grant. The hook plays a watcher whose queue check found this node first, at the
+     * a second grant. The driver plays a watcher whose queue check found this node first, at the
      * worst moment: right after the failure, before the acquire answered.
      */
     @Test
@@ -48,13 +49,18 @@ class AcquisitionGrantIT {
         // An ephemeral node where the lock's grants parent belongs: recording any grant fails.
         client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(nodes.grantsPath(lock));
 
-        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 0);
         AtomicInteger failedGrants = new AtomicInteger();
-        acquisition.afterGrantFailed = () -> {
-            if (failedGrants.incrementAndGet() == 1) {
-                acquisition.grant();
+        AtomicReference<Acquisition> acquisitionRef = new AtomicReference<>();
+        AcquisitionDriver driver = new AcquisitionDriver(parts, new LockDelays(parts), null) {
+            @Override
+            void grantFailed(String failedLock, Throwable error) {
+                if (failedGrants.incrementAndGet() == 1) {
+                    acquisitionRef.get().grant();
+                }
             }
         };
+        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 0, 0, driver);
+        acquisitionRef.set(acquisition);
         assertThatThrownBy(() -> acquisition.start().get(10, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(IssuerUnavailableException.class).hasMessageContaining("record grant");
         Thread.sleep(500); // a second grant, had one started, has failed by now too

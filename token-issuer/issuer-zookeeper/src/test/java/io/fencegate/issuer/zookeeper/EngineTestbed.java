@@ -1,5 +1,6 @@
 package io.fencegate.issuer.zookeeper;
 
+import io.fencegate.issuer.backend.KnownGrants;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -24,8 +25,8 @@ final class EngineTestbed implements AutoCloseable {
     IssuerParts parts(String root, TokenMode mode) {
         LockNodes nodes = new LockNodes(root);
         AsyncZk zk = new AsyncZk(Duration.ofSeconds(5), scheduler);
-        return new IssuerParts(client, zk, nodes, mode, scheduler, new GrantLog(client, zk, nodes),
-                new HeldLeases(client, zk, scheduler), Clock.systemUTC());
+        return new IssuerParts(client, zk, nodes, mode, scheduler, new GrantLog(client, zk, nodes, new KnownGrants(GrantLog.CACHE_ENTRIES)),
+                new HeldLeases(client, zk, scheduler, (lease, reason) -> { }), Clock.systemUTC());
     }
 
     @Override

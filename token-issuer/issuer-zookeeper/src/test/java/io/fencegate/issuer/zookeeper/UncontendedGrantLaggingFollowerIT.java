@@ -1,5 +1,6 @@
 package io.fencegate.issuer.zookeeper;
 
+import io.fencegate.issuer.backend.KnownGrants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
@@ -69,28 +70,27 @@ class UncontendedGrantLaggingFollowerIT {
     private IssuerParts parts(TokenMode mode) {
         LockNodes nodes = new LockNodes(root);
         AsyncZk zk = new AsyncZk(Duration.ofSeconds(5), scheduler);
-        return new IssuerParts(client, zk, nodes, mode, scheduler, new GrantLog(client, zk, nodes),
-                new HeldLeases(client, zk, scheduler), Clock.systemUTC());
+        return new IssuerParts(client, zk, nodes, mode, scheduler, new GrantLog(client, zk, nodes, new KnownGrants(GrantLog.CACHE_ENTRIES)),
+                new HeldLeases(client, zk, scheduler, (lease, reason) -> { }), Clock.systemUTC());
     }
 
     @Test
     void aGrantNotYetAppliedWhereTheRecoveryListsIsFoundAfterASyncAndBlocksNothing() throws Exception {
         IssuerParts parts = parts(TokenMode.ZXID);
         LockNodes nodes = parts.nodes();
-        UncontendedGrant grant = new UncontendedGrant(parts, new TokenModeMarker(parts));
         String lock = "lag/1";
         String lockPath = nodes.lockPath(lock);
         client.create().creatingParentsIfNeeded().forPath(lockPath, new byte[0]);
-        grant.answers = answer -> {
+        UncontendedGrant grant = new UncontendedGrant(parts, new TokenModeMarker(parts), answer -> {
             for (CuratorTransactionResult result : answer.getOpResults()) {
                 if (result.getResultPath() != null && LockNodes.isLeaseNode(LockNodes.nameOf(result.getResultPath()))) {
                     view.get().lagBehind(lockPath, LockNodes.nameOf(result.getResultPath()));
                 }
             }
             return connectionLoss(answer);
-        };
+        });
 
-        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 2_000, 0, new LockDelays(parts), grant);
+        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 2_000, 0, new AcquisitionDriver(parts, new LockDelays(parts), grant));
         Optional<Lease> lease = acquisition.start().get(20, TimeUnit.SECONDS);
 
         assertThat(lease).as("the acquire whose grant applied unseen").isPresent();
@@ -117,8 +117,8 @@ class UncontendedGrantLaggingFollowerIT {
         client.create().creatingParentsIfNeeded().forPath(nodes.locksPath(), new byte[0]);
         view.get().loseNextCreateAnswer(lockPath);
 
-        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 2_000, 0, new LockDelays(parts),
-                new UncontendedGrant(parts, new TokenModeMarker(parts)));
+        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 2_000, 0, new AcquisitionDriver(parts,
+                new LockDelays(parts), new UncontendedGrant(parts, new TokenModeMarker(parts))));
         Optional<Lease> lease = acquisition.start().get(20, TimeUnit.SECONDS);
 
         assertThat(lease).as("the acquire whose first create applied unseen").isPresent();

@@ -80,18 +80,17 @@ class UncontendedGrantLostAnswerIT {
     @EnumSource(TokenMode.class)
     void aGrantWhoseAnswerWasLostIsFoundByItsProtectedIdAndGrantedOnce(TokenMode mode) throws Exception {
         IssuerParts parts = parts(mode);
-        UncontendedGrant grant = new UncontendedGrant(parts, new TokenModeMarker(parts));
         AtomicInteger applied = new AtomicInteger();
-        grant.answers = answer -> {
+        UncontendedGrant grant = new UncontendedGrant(parts, new TokenModeMarker(parts), answer -> {
             if (answer.getResultCode() == Code.OK.intValue()) {
                 applied.incrementAndGet();
             }
             return connectionLoss(answer);
-        };
+        });
         String lock = "lost/" + mode;
         // A lock used before (one trip needs an existing root, and in CVERSION mode the lock node).
         client.create().creatingParentsIfNeeded().forPath(new LockNodes(root).lockPath(lock), new byte[0]);
-        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 5_000, 0, new LockDelays(parts), grant);
+        Acquisition acquisition = new Acquisition(parts, lock, 10_000, 5_000, 0, new AcquisitionDriver(parts, new LockDelays(parts), grant));
         Lease lease = acquisition.start().get(10, TimeUnit.SECONDS).orElseThrow();
 
         assertThat(applied).as("transactions applied").hasValue(1);
@@ -107,16 +106,15 @@ class UncontendedGrantLostAnswerIT {
     @Test
     void anAcquireAnsweredBeforeItsLostAnswerWasResolvedLeavesNoNodeBehind() throws Exception {
         IssuerParts parts = parts(TokenMode.ZXID);
-        UncontendedGrant grant = new UncontendedGrant(parts, new TokenModeMarker(parts));
         AtomicReference<Acquisition> acquisition = new AtomicReference<>();
-        grant.answers = answer -> {
+        UncontendedGrant grant = new UncontendedGrant(parts, new TokenModeMarker(parts), answer -> {
             // The issuer closes while the answer is lost: the acquire is answered before it knows.
             acquisition.get().abort(new IssuerUnavailableException("closing"));
             return connectionLoss(answer);
-        };
+        });
         String lock = "lost/aborted";
         client.create().creatingParentsIfNeeded().forPath(new LockNodes(root).lockPath(lock), new byte[0]);
-        acquisition.set(new Acquisition(parts, lock, 10_000, 5_000, 0, new LockDelays(parts), grant));
+        acquisition.set(new Acquisition(parts, lock, 10_000, 5_000, 0, new AcquisitionDriver(parts, new LockDelays(parts), grant)));
         assertThatThrownBy(() -> acquisition.get().start().get(10, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(IssuerUnavailableException.class);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(children(lock)).as("orphaned lease nodes").isEmpty());

@@ -34,7 +34,8 @@ class UncontendedGrantSoleHolderIT {
             }
             int remembered = bed.client.checkExists().forPath(lockPath).getVersion();
 
-            Lease holder = new Acquisition(bed.parts(root, TokenMode.ZXID), lock, 10_000, 5_000).start()
+            IssuerParts parts = bed.parts(root, TokenMode.ZXID);
+            Lease holder = new Acquisition(parts, lock, 10_000, 5_000, 0, new AcquisitionDriver(parts, new LockDelays(parts), null)).start()
                     .get(10, TimeUnit.SECONDS).orElseThrow();
             assertThat(bed.client.checkExists().forPath(lockPath).getVersion()).as("queue-path grant left the version").isEqualTo(remembered);
 

@@ -1,5 +1,6 @@
 package io.fencegate.issuer.zookeeper;
 
+import io.fencegate.issuer.backend.KnownGrants;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
@@ -26,12 +27,12 @@ class UncontendedGrantWithoutCreateStatIT {
         String root = "/fencegate-nostat-" + UUID.randomUUID().toString().substring(0, 8);
         try (EngineTestbed bed = new EngineTestbed()) {
             IssuerParts parts = bed.parts(root, TokenMode.ZXID);
-            UncontendedGrant grant = new UncontendedGrant(parts, new TokenModeMarker(parts));
-            grant.answers = UncontendedGrantWithoutCreateStatIT::withoutCreateStats;
+            UncontendedGrant grant = new UncontendedGrant(parts, new TokenModeMarker(parts),
+                    UncontendedGrantWithoutCreateStatIT::withoutCreateStats);
             String lock = "nostat/1";
             bed.client.create().creatingParentsIfNeeded().forPath(new LockNodes(root).lockPath(lock), new byte[0]);
 
-            Lease lease = new Acquisition(parts, lock, 10_000, 5_000, 0, new LockDelays(parts), grant).start()
+            Lease lease = new Acquisition(parts, lock, 10_000, 5_000, 0, new AcquisitionDriver(parts, new LockDelays(parts), grant)).start()
                     .get(10, TimeUnit.SECONDS).orElseThrow();
 
             List<String> queue = LockNodes.queue(bed.client.getChildren().forPath(new LockNodes(root).lockPath(lock)));
@@ -40,7 +41,7 @@ class UncontendedGrantWithoutCreateStatIT {
             assertThat(lease.token()).as("token").isEqualTo(leaseNode.getCzxid());
             Stat lockNode = bed.client.checkExists().forPath(new LockNodes(root).lockPath(lock));
             assertThat(lockNode.getMzxid()).as("the grant the lock node records").isEqualTo(lease.token());
-            assertThat(new GrantLog(bed.client, parts.zk(), parts.nodes()).wasGranted(lock, lease.token())
+            assertThat(new GrantLog(bed.client, parts.zk(), parts.nodes(), new KnownGrants(GrantLog.CACHE_ENTRIES)).wasGranted(lock, lease.token())
                     .get(10, TimeUnit.SECONDS)).isTrue();
         }
     }
