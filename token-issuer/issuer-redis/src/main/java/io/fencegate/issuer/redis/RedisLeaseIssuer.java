@@ -2,17 +2,12 @@ package io.fencegate.issuer.redis;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
-import io.fencegate.issuer.LeaseEnd;
-import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseInfo;
-import io.fencegate.issuer.LeaseListener;
 import io.fencegate.issuer.LeasePage;
-import io.fencegate.issuer.backend.ListCursors;
-import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.backend.AbstractLeaseIssuer;
 import io.fencegate.issuer.backend.DaemonThreads;
-import io.fencegate.issuer.backend.KnownGrants;
 import io.fencegate.issuer.backend.LeaseIdFormat;
-import io.fencegate.issuer.backend.LeaseListeners;
+import io.fencegate.issuer.backend.ListCursors;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
@@ -37,7 +32,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * bounded by the command timeout and rejected at once while disconnected. Returned stages may
  * complete on Redis I/O threads: callers must not block in their callbacks.
  */
-public final class RedisLeaseIssuer implements LeaseIssuer {
+public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed> {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLeaseIssuer.class);
     private static final int COUNTER_REPAIRS_PER_ACQUIRE = 8;
@@ -92,10 +86,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     private final ExpiryWatch expiries;
     private final RunCheckShortcut shortcut;
     private final LeaseCalls calls;
-    private final KnownGrants grantCache = new KnownGrants(100_000);
-    private final LeaseListeners listeners = new LeaseListeners();
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
-    private final AtomicBoolean closed = new AtomicBoolean();
     /** Defence in depth: Redis's counter may never be below a token this issuer handed out. */
     private final AtomicLong highestToken = new AtomicLong();
 
@@ -106,6 +97,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
      * @throws UnsupportedRedisDeploymentException for a replica, a Sentinel or a Cluster endpoint
      */
     public RedisLeaseIssuer(RedisIssuerOptions options) {
+        super("Redis", 100_000);
         options.validate();
         this.options = options;
         RedisURI uri = RedisURI.create(options.uri());
@@ -158,61 +150,32 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
         this.markThread = Executors.newSingleThreadExecutor(DaemonThreads.named("fencegate-redis-mark"));
         this.counter = new TokenCounter(redis, keys, options.highWaterMark(), options.tokenBlock(),
                 options.commandTimeout(), markThread);
-        this.expiries = new ExpiryWatch(redis, keys, scheduler, this::tellListeners);
+        this.expiries = new ExpiryWatch(redis, keys, scheduler, this::leaseEnded);
         this.shortcut = new RunCheckShortcut(redis, redisMajorVersion);
         this.calls = new LeaseCalls(redis, keys, shortcut, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
     }
 
-    @Override
-    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
-        return acquire(lock, ttl, wait, Duration.ZERO);
-    }
-
     /** The delay is kept in Redis (a key living ttl + delay), so every instance honours it. */
     @Override
-    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
-        if (closed.get()) {
-            return closedFailure();
-        }
-        try {
-            LockNames.check(lock);
-            if (ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
-                throw new IllegalArgumentException("acquire needs ttl >= 1 ms and wait >= 0; got ttl=" + ttl + " wait=" + wait);
-            }
-            if (lockDelay == null || lockDelay.isNegative()) {
-                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
-            }
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        Acquisition acquisition = new Acquisition(lock, ttl.toMillis(), lockDelay.toMillis(),
-                System.nanoTime() + wait.toNanos(), !wait.isZero());
+    protected CompletionStage<Optional<Lease>> grant(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        Acquisition acquisition = new Acquisition(lock, ttlMs, lockDelayMs, System.nanoTime() + wait.toNanos(), !wait.isZero());
         acquisition.start();
         return acquisition.result;
     }
 
     @Override
-    public CompletionStage<Optional<Lease>> renew(String leaseId) {
-        return onLease(leaseId, Optional.empty(), parsed -> {
-            String lock = parsed.lock();
-            long sent = System.currentTimeMillis();
-            return LeaseScripts.renew.<List<Object>>run(redis,
-                            new String[] {keys.lock(lock), keys.grants(lock), keys.run(), keys.delay(lock)},
-                            parsed.secret(), Long.toString(options.grantRetention().toMillis()))
-                    .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent));
-        });
+    protected Optional<LeaseIds.Parsed> parseLeaseId(String leaseId) {
+        return LeaseIds.parse(leaseId);
     }
 
-    /**
-     * Runs {@code call} for a lease id this issuer could have made, its errors mapped; an id of no
-     * lease answers {@code none} without a round trip, and a closed issuer fails, as every call does.
-     */
-    private <T> CompletionStage<T> onLease(String leaseId, T none, Function<LeaseIds.Parsed, CompletionStage<T>> call) {
-        Optional<LeaseIds.Parsed> parsed = LeaseIds.parse(leaseId);
-        if (parsed.isEmpty() || closed.get()) {
-            return closed.get() ? closedFailure() : CompletableFuture.completedFuture(none);
-        }
-        return mapErrors(call.apply(parsed.get()));
+    @Override
+    protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIds.Parsed parsed) {
+        String lock = parsed.lock();
+        long sent = System.currentTimeMillis();
+        return mapErrors(LeaseScripts.renew.<List<Object>>run(redis,
+                        new String[] {keys.lock(lock), keys.grants(lock), keys.run(), keys.delay(lock)},
+                        parsed.secret(), Long.toString(options.grantRetention().toMillis()))
+                .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent)));
     }
 
     /** A renew or find script's reply: {@code [1, token, remaining ms]} is the lease, anything else none. */
@@ -224,8 +187,8 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
-    public CompletionStage<Boolean> release(String leaseId) {
-        return onLease(leaseId, false, parsed -> releaseNow(parsed.lock(), parsed.secret()));
+    protected CompletionStage<Boolean> releaseLease(String leaseId, LeaseIds.Parsed parsed) {
+        return mapErrors(releaseNow(parsed.lock(), parsed.secret()));
     }
 
     private CompletionStage<Boolean> releaseNow(String lock, String secret) {
@@ -239,62 +202,31 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
-    public CompletionStage<Boolean> wasGranted(String lock, long token) {
-        try {
-            LockNames.check(lock);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        // Before the cache: a closed issuer answers nothing, like every issuer (the contract suite pins it).
-        if (closed.get()) {
-            return closedFailure();
-        }
-        if (token <= 0) {
-            return CompletableFuture.completedFuture(false);
-        }
-        if (grantCache.contains(lock, token)) {
-            return CompletableFuture.completedFuture(true);
-        }
-        return mapErrors(redis.zscore(keys.grants(lock), Long.toString(token)).thenApply(score -> {
-            if (score == null) {
-                return false;
-            }
-            grantCache.add(lock, token);
-            return true;
-        }));
+    protected CompletionStage<Boolean> isGranted(String lock, long token) {
+        return mapErrors(redis.zscore(keys.grants(lock), Long.toString(token)).thenApply(score -> score != null));
     }
 
     @Override
-    public CompletionStage<Optional<Lease>> find(String leaseId) {
-        return onLease(leaseId, Optional.empty(), parsed -> {
-            String lock = parsed.lock();
-            long sent = System.currentTimeMillis();
-            return LeaseScripts.find.<List<Object>>run(redis, new String[] {keys.lock(lock), keys.run()}, parsed.secret())
-                    .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent));
-        });
+    protected CompletionStage<Optional<Lease>> findLease(String leaseId, LeaseIds.Parsed parsed) {
+        String lock = parsed.lock();
+        long sent = System.currentTimeMillis();
+        return mapErrors(LeaseScripts.find.<List<Object>>run(redis, new String[] {keys.lock(lock), keys.run()}, parsed.secret())
+                .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent)));
     }
 
     /** The release script's marker lives the lease's remaining ttl plus a minute. */
     @Override
-    public CompletionStage<Boolean> wasReleased(Lease lease) {
-        return onLease(lease.leaseId(), false,
-                parsed -> redis.exists(keys.released(parsed.secret())).thenApply(n -> n != null && n > 0));
+    protected CompletionStage<Boolean> isReleased(Lease lease) {
+        return LeaseIds.parse(lease.leaseId())
+                .map(parsed -> mapErrors(redis.exists(keys.released(parsed.secret())).thenApply(n -> n != null && n > 0)))
+                .orElseGet(() -> CompletableFuture.completedFuture(false));
     }
 
     /** Index entries one page may examine, per lease asked for: bounds a page among expired entries. */
     private static final int EXAMINED_PER_LIMIT = 4;
 
     @Override
-    public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
-        String after;
-        try {
-            after = ListCursors.checkedAfter(lockPrefix, cursor, limit);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (closed.get()) {
-            return closedFailure();
-        }
+    protected CompletionStage<LeasePage> listPage(String lockPrefix, String after, int limit) {
         long sent = System.currentTimeMillis();
         return mapErrors(LeaseScripts.list.<List<Object>>run(redis, new String[] {keys.live(), keys.holders()},
                         keys.lock(""), lockPrefix, after == null ? "" : after, Integer.toString(limit),
@@ -320,17 +252,9 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
                 }));
     }
 
-    @Override
-    public void addListener(LeaseListener listener) {
-        listeners.add(listener);
-    }
-
     /** Releases the leases granted here that are still held, then disconnects. Bounded in time. */
     @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
+    protected void shutdown() {
         waiting.forEach(a -> a.finish(null, new IssuerUnavailableException("Redis lease issuer closed while waiting")));
         calls.closeAcquires();
         CompletableFuture<?>[] releases = expiries.drain().stream()
@@ -369,11 +293,6 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
     /** Timers waiting in the scheduler's queue, cancelled ones included (for tests). */
     int scheduledTimers() {
         return scheduler.getQueue().size();
-    }
-
-    private void tellListeners(Lease lease, LeaseEnd reason) {
-        log.debug("lease on lock '{}' with token {} ended: {}", lease.lock(), lease.token(), reason);
-        listeners.tell(lease, reason);
     }
 
     /** One acquire call: tries, and while the lock is held and time remains, waits for a wake-up. */
@@ -450,7 +369,7 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
 
         private void granted(Lease lease, String secret) {
             highestToken.accumulateAndGet(lease.token(), Math::max);
-            grantCache.add(lease.lock(), lease.token());
+            rememberGrant(lease.lock(), lease.token());
             expiries.track(lease, secret);
             if (!finish(Optional.of(lease), null)) {
                 releaseNow(lease.lock(), secret); // nobody will ever see this lease (issuer closed)
@@ -536,10 +455,6 @@ public final class RedisLeaseIssuer implements LeaseIssuer {
             return cause;
         }
         return new IssuerUnavailableException("Redis at " + where + " failed: " + cause, cause);
-    }
-
-    private static <T> CompletableFuture<T> closedFailure() {
-        return CompletableFuture.failedFuture(new IssuerUnavailableException("Redis lease issuer is closed"));
     }
 
 }

@@ -2,16 +2,12 @@ package io.fencegate.issuer.sql;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
-import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseInfo;
-import io.fencegate.issuer.LeaseIssuer;
-import io.fencegate.issuer.LeaseListener;
 import io.fencegate.issuer.LeasePage;
 import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.backend.AbstractLeaseIssuer;
 import io.fencegate.issuer.backend.DaemonThreads;
-import io.fencegate.issuer.backend.KnownGrants;
 import io.fencegate.issuer.backend.LeaseIdFormat;
-import io.fencegate.issuer.backend.LeaseListeners;
 import io.fencegate.issuer.backend.ListCursors;
 import io.fencegate.issuer.backend.LruMap;
 import java.nio.charset.StandardCharsets;
@@ -70,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every statement is bounded by the statement timeout; connecting by the pool's. Returned stages
  * complete on the issuer's JDBC threads.
  */
-public final class SqlLeaseIssuer implements LeaseIssuer {
+public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Parsed> {
 
     private static final Logger log = LoggerFactory.getLogger(SqlLeaseIssuer.class);
     static final LeaseIdFormat IDS = new LeaseIdFormat("sl1", 8192);
@@ -91,7 +87,6 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
     private final ScheduledThreadPoolExecutor scheduler;
     private final SqlReleaseNotifications notifications;
     private final SqlExpiryWatch expiries;
-    private final KnownGrants grantCache = new KnownGrants(100_000);
     /**
      * The highest token this instance has granted, on any lock: no grant here goes below it, on any
      * lock, whatever the database's rows or clock say. Tokens are clock values, so one number
@@ -103,10 +98,9 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
     private final Map<String, Boolean> fenced = LruMap.synchronizedOf(100_000);
     private final Map<Long, Acquisition> waitersById = new ConcurrentHashMap<>();
     private final Map<Acquisition, Boolean> waiting = new ConcurrentHashMap<>();
-    private final LeaseListeners listeners = new LeaseListeners();
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     SqlLeaseIssuer(SqlLeaseIssuerBuilder b, DataSource dataSource, AutoCloseable ownedPool, SqlDialect dialect) {
+        super("SQL", 100_000);
         this.dataSource = dataSource;
         this.ownedPool = ownedPool;
         this.where = b.where();
@@ -118,7 +112,7 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-sql-issuer-timer"));
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.expiries = new SqlExpiryWatch(tables, scheduler, jdbc, this::tellListeners);
+        this.expiries = new SqlExpiryWatch(tables, scheduler, jdbc, this::leaseEnded);
         this.notifications = dialect == SqlDialect.POSTGRESQL && b.notifications()
                 ? new SqlReleaseNotifications(dataSource, this::wakeWaiter) : null;
         scheduler.scheduleWithFixedDelay(() -> runQuietly(this::sweep), SWEEP_EVERY_MS, SWEEP_EVERY_MS, TimeUnit.MILLISECONDS);
@@ -129,39 +123,32 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
         return new SqlLeaseIssuerBuilder();
     }
 
-    @Override
-    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
-        return acquire(lock, ttl, wait, Duration.ZERO);
-    }
-
     /** The delay is kept in the lock's row ({@code free_us}), so every instance honours it. */
     @Override
-    public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
-        byte[] name;
-        try {
-            name = LockNames.utf8(lock);
-            if (ttl == null || ttl.toMillis() <= 0 || wait == null || wait.isNegative()) {
-                throw new IllegalArgumentException("acquire needs ttl >= 1 ms and wait >= 0; got ttl=" + ttl + " wait=" + wait);
-            }
-            if (lockDelay == null || lockDelay.isNegative()) {
-                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
-            }
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (closed.get()) {
-            return closedFailure();
-        }
-        Acquisition acquisition = new Acquisition(lock, name, ttl.toMillis(), lockDelay.toMillis(),
+    protected CompletionStage<Optional<Lease>> grant(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        Acquisition acquisition = new Acquisition(lock, lock.getBytes(StandardCharsets.UTF_8), ttlMs, lockDelayMs,
                 System.nanoTime() + wait.toNanos(), !wait.isZero());
         waiting.put(acquisition, Boolean.TRUE);
         acquisition.tryNow();
         return acquisition.result;
     }
 
+    /** Ids of this format whose lock passes the lock-name rule; any other answers "no lease" without a round trip. */
     @Override
-    public CompletionStage<Optional<Lease>> renew(String leaseId) {
-        return onLease(leaseId, Optional.empty(), (lock, secret) -> {
+    protected Optional<LeaseIdFormat.Parsed> parseLeaseId(String leaseId) {
+        return IDS.parse(leaseId).filter(id -> {
+            try {
+                LockNames.check(id.subject());
+                return true;
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
+        });
+    }
+
+    @Override
+    protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIdFormat.Parsed id) {
+        return onLease(id, (lock, secret) -> {
             long sent = System.currentTimeMillis();
             LeaseTables.Live live = tables.renew(key(lock), secret);
             return live == null ? Optional.empty() : Optional.of(new Lease(lock, leaseId, live.token(), sent + live.ttlMs()));
@@ -169,8 +156,8 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
-    public CompletionStage<Boolean> release(String leaseId) {
-        return onLease(leaseId, false, (lock, secret) -> releaseNow(lock, secret));
+    protected CompletionStage<Boolean> releaseLease(String leaseId, LeaseIdFormat.Parsed id) {
+        return onLease(id, this::releaseNow);
     }
 
     private boolean releaseNow(String lock, String secret) throws Exception {
@@ -184,34 +171,13 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
-    public CompletionStage<Boolean> wasGranted(String lock, long token) {
-        byte[] name;
-        try {
-            name = LockNames.utf8(lock);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (closed.get()) {
-            return closedFailure();
-        }
-        if (token <= 0) {
-            return CompletableFuture.completedFuture(false);
-        }
-        if (grantCache.contains(lock, token)) {
-            return CompletableFuture.completedFuture(true);
-        }
-        return call(() -> {
-            boolean granted = tables.wasGranted(sha256(name), token);
-            if (granted) {
-                grantCache.add(lock, token);
-            }
-            return granted;
-        });
+    protected CompletionStage<Boolean> isGranted(String lock, long token) {
+        return call(() -> tables.wasGranted(key(lock), token));
     }
 
     @Override
-    public CompletionStage<Optional<Lease>> find(String leaseId) {
-        return onLease(leaseId, Optional.empty(), (lock, secret) -> {
+    protected CompletionStage<Optional<Lease>> findLease(String leaseId, LeaseIdFormat.Parsed id) {
+        return onLease(id, (lock, secret) -> {
             long sent = System.currentTimeMillis();
             LeaseTables.Live live = tables.find(key(lock), secret);
             return live == null ? Optional.empty() : Optional.of(new Lease(lock, leaseId, live.token(), sent + live.remainingMs()));
@@ -219,21 +185,14 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
-    public CompletionStage<Boolean> wasReleased(Lease lease) {
-        return onLease(lease.leaseId(), false, (lock, secret) -> Boolean.TRUE.equals(tables.wasReleased(key(lock), lease.token())));
+    protected CompletionStage<Boolean> isReleased(Lease lease) {
+        return parseLeaseId(lease.leaseId())
+                .map(id -> onLease(id, (lock, secret) -> Boolean.TRUE.equals(tables.wasReleased(key(lock), lease.token()))))
+                .orElseGet(() -> CompletableFuture.completedFuture(false));
     }
 
     @Override
-    public CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit) {
-        String after;
-        try {
-            after = ListCursors.checkedAfter(lockPrefix, cursor, limit);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (closed.get()) {
-            return closedFailure();
-        }
+    protected CompletionStage<LeasePage> listPage(String lockPrefix, String after, int limit) {
         return call(() -> {
             long sent = System.currentTimeMillis();
             List<LeaseTables.Listed> rows = tables.list(lockPrefix.getBytes(StandardCharsets.UTF_8),
@@ -250,17 +209,9 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
         });
     }
 
-    @Override
-    public void addListener(LeaseListener listener) {
-        listeners.add(listener);
-    }
-
     /** Fails the waiting calls, releases the leases granted here that are still held, then closes. Bounded in time. */
     @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
+    protected void shutdown() {
         new ArrayList<>(waiting.keySet()).forEach(a -> a.fail(new IssuerUnavailableException("SQL lease issuer closed while waiting")));
         List<CompletableFuture<Boolean>> releases = new ArrayList<>();
         for (SqlExpiryWatch.Tracked t : expiries.drain()) {
@@ -301,22 +252,9 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
         T run(String lock, String secret) throws Exception;
     }
 
-    /** Runs {@code call} for an id this issuer could have made; any other id answers {@code none} without a round trip. */
-    private <T> CompletionStage<T> onLease(String leaseId, T none, LeaseCall<T> call) {
-        if (closed.get()) {
-            return closedFailure();
-        }
-        Optional<LeaseIdFormat.Parsed> parsed = IDS.parse(leaseId);
-        if (parsed.isEmpty()) {
-            return CompletableFuture.completedFuture(none);
-        }
-        String lock = parsed.get().subject();
-        try {
-            LockNames.check(lock);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.completedFuture(none);
-        }
-        return call(() -> call.run(lock, parsed.get().secret()));
+    /** Runs {@code call} on the JDBC threads for a parsed id: its lock and secret. */
+    private <T> CompletionStage<T> onLease(LeaseIdFormat.Parsed id, LeaseCall<T> call) {
+        return call(() -> call.run(id.subject(), id.secret()));
     }
 
     private <T> CompletionStage<T> call(JdbcCall<T> call) {
@@ -334,7 +272,7 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
                 }
             });
         } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new IssuerUnavailableException("SQL lease issuer is closed"));
+            result.completeExceptionally(closedError());
         }
         return result;
     }
@@ -344,10 +282,6 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
             return error;
         }
         return new IssuerUnavailableException("SQL lease issuer at " + where + " failed: " + error.getMessage(), error);
-    }
-
-    private static <T> CompletableFuture<T> closedFailure() {
-        return CompletableFuture.failedFuture(new IssuerUnavailableException("SQL lease issuer is closed"));
     }
 
     private void runQuietly(Runnable task) {
@@ -364,11 +298,6 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
         } catch (Exception e) {
             log.debug("SQL lease issuer: sweep failed: {}", e.toString());
         }
-    }
-
-    private void tellListeners(Lease lease, LeaseEnd reason) {
-        log.debug("lease on lock '{}' with token {} ended: {}", lease.lock(), lease.token(), reason);
-        listeners.tell(lease, reason);
     }
 
     private void wakeWaiter(long waiterId) {
@@ -447,13 +376,13 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
                 jdbc.execute(this::attempt);
             } catch (RejectedExecutionException e) {
                 inFlight.set(false);
-                fail(new IssuerUnavailableException("SQL lease issuer is closed"));
+                fail(closedError());
             }
         }
 
         private void attempt() {
             try {
-                if (closed.get()) {
+                if (isClosed()) {
                     fail(new IssuerUnavailableException("SQL lease issuer closed while waiting"));
                     return;
                 }
@@ -523,7 +452,7 @@ public final class SqlLeaseIssuer implements LeaseIssuer {
             waitersById.remove(waiterId);
             waiterId = 0;
             highestGranted.accumulateAndGet(token, Math::max);
-            grantCache.add(lock, token);
+            rememberGrant(lock, token);
             Lease lease = new Lease(lock, IDS.format(lock, secret), token, sentMs + ttlMs);
             expiries.track(lease, key, secret, lease.expiresAt() - System.currentTimeMillis());
             waiting.remove(this);

@@ -1,0 +1,13 @@
+-- KEYS: lock, run. ARGV: secret. Answers {1, token, pttl} while the lease lives, else {0}.
+-- Read only (for watchers); judges a lease from before a Redis restart gone, like RENEW.
+-- Runs after run.lua, which the issuer puts in front of it.
+
+local value = redis.call('GET', KEYS[1])
+if not value then return {0} end
+local secret, token = string.match(value, '^(%x+):(%d+):')
+if secret ~= ARGV[1] then return {0} end
+local floor = run_floor(KEYS[2])
+if not floor or tonumber(token) <= floor then return {0} end
+local pttl = redis.call('PTTL', KEYS[1])
+if pttl < 0 then return {0} end
+return {1, token, pttl}

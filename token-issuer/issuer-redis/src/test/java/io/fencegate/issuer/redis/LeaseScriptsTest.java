@@ -1,0 +1,27 @@
+package io.fencegate.issuer.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** The scripts come from their .lua resources: code only, their comment headers are not sent. */
+class LeaseScriptsTest {
+
+    @Test
+    void aScriptIsLoadedWithoutItsHeaderFromItsFirstLineOfCode() {
+        for (String name : new String[] {"run", "acquire", "renew", "release", "check", "find", "list", "raise-ceiling", "reinit"}) {
+            String text = LeaseScripts.lua(name);
+            assertThat(text).as(name).startsWith("local ").endsWith("\n").doesNotContain("\n-- KEYS");
+        }
+        assertThat(LeaseScripts.renew.text()).as("a script that judges the run has run.lua in front")
+                .startsWith(LeaseScripts.lua("run")).endsWith(LeaseScripts.lua("renew"));
+        assertThat(LeaseScripts.armedAcquire("n1")).contains("local armed = true -- copy n1\n");
+    }
+
+    @Test
+    void aMissingScriptIsAClearError() {
+        assertThatThrownBy(() -> LeaseScripts.lua("no-such-script")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lua/no-such-script.lua");
+    }
+}
