@@ -148,10 +148,16 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     @Override
     protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIdFormat.Parsed id) {
+        return liveLease(leaseId, id, true);
+    }
+
+    /** A renew's lease lives its ttl from now; a found one what the database says is left of it. */
+    private CompletionStage<Optional<Lease>> liveLease(String leaseId, LeaseIdFormat.Parsed id, boolean renew) {
         return onLease(id, (lock, secret) -> {
             long sent = System.currentTimeMillis();
-            LeaseTables.Live live = tables.renew(key(lock), secret);
-            return live == null ? Optional.empty() : Optional.of(new Lease(lock, leaseId, live.token(), sent + live.ttlMs()));
+            LeaseTables.Live live = renew ? tables.renew(key(lock), secret) : tables.find(key(lock), secret);
+            return live == null ? Optional.empty()
+                    : Optional.of(new Lease(lock, leaseId, live.token(), sent + (renew ? live.ttlMs() : live.remainingMs())));
         });
     }
 
@@ -177,11 +183,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     @Override
     protected CompletionStage<Optional<Lease>> findLease(String leaseId, LeaseIdFormat.Parsed id) {
-        return onLease(id, (lock, secret) -> {
-            long sent = System.currentTimeMillis();
-            LeaseTables.Live live = tables.find(key(lock), secret);
-            return live == null ? Optional.empty() : Optional.of(new Lease(lock, leaseId, live.token(), sent + live.remainingMs()));
-        });
+        return liveLease(leaseId, id, false);
     }
 
     @Override
