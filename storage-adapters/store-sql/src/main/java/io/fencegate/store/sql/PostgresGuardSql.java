@@ -5,9 +5,9 @@ package io.fencegate.store.sql;
  * (the reactive client's) and, through {@link #positional}, JDBC's: both Postgres stores (the
  * reactive one and the JDBC one) send these same statements. A write is one guarded upsert
  * ({@link #write}, {@link #writeBatch}), as cheap as a plain one: the old token it answers is
- * kept in the row ({@code previous_token}, V5). A fenced read is CTEs: one locks the item's row ({@code FOR UPDATE}, which in READ
- * COMMITTED waits for and returns the newest version), a second raises its fence if the token
- * admits it, a third inserts a fence-only row if there was none. When two first readers race,
+ * kept in the row ({@code previous_token}, V5). A fenced read is CTEs: one locks the item's row
+ * ({@code FOR UPDATE}, which in READ COMMITTED waits for and returns the newest version), a second
+ * raises its fence if the token admits it, a third inserts a fence-only row if there was none. When two first readers race,
  * the loser's insert finds the winner's row ({@code ON CONFLICT DO NOTHING} waits for it to
  * commit) and the statement reports neither: the caller runs it again, and the new statement's
  * snapshot sees the row.

@@ -18,20 +18,13 @@ public final class SqlSettings {
         if (poolSize != null && (poolSize < 1 || poolSize > 1000)) {
             throw new InvalidSettingException("poolSize", "must be 1..1000, was " + poolSize);
         }
-        parse(statements);
-    }
-
-    /** The statements, parsed, in config order. */
-    private static Map<String, NamedSql> parse(Map<String, String> statements) {
-        Map<String, NamedSql> named = new LinkedHashMap<>();
         statements.forEach((name, sql) -> {
             try {
-                named.put(name, NamedSql.parse(sql));
+                NamedSql.parse(sql);
             } catch (IllegalArgumentException e) {
                 throw new InvalidSettingException("statements." + name, e.getMessage());
             }
         });
-        return named;
     }
 
     /** A config's statements, never null, in config order. */

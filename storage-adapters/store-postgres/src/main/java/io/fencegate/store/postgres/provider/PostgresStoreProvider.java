@@ -17,14 +17,15 @@ import java.util.Optional;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * {@code type: postgres}: a {@link PgGuardedStore} on the gateway's {@link Vertx}. fencegate's
- * tables are migrated first, over JDBC, into {@code schema}.
+ * {@code type: postgres}: a {@link PgGuardedStore} on the server's {@link Vertx} (its
+ * {@link StoreContext#service}). fencegate's tables are migrated first, over JDBC, into
+ * {@code schema}.
  */
 public final class PostgresStoreProvider implements StoreProvider<PostgresStoreSettings> {
 
     private static final StoreType<PostgresStoreSettings> TYPE = new StoreType<>("postgres", PostgresStoreSettings.class);
 
-    /** Migrates over JDBC first (the reactive client cannot run Flyway), then opens on the gateway's Vert.x. */
+    /** Migrates over JDBC first (the reactive client cannot run Flyway), then opens on the server's Vert.x. */
     @Override
     public OpenedStore open(PostgresStoreSettings s, StoreContext context) {
         PgStoreOptions options = new PgStoreOptions().name(context.name()).rule(Settings.rule("rule", s.rule()))
