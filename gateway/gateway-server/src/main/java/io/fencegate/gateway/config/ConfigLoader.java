@@ -95,6 +95,16 @@ public final class ConfigLoader {
         return new GatewayConfig(sections.server(), sections.limits(), sections.auth(), issuer, stores, sections.leases());
     }
 
+    /**
+     * A store's settings from its keys, bound to its type's record as a config file's section is:
+     * the gateway names the stores of its embedded default by type, like a config does.
+     */
+    static StoreSettings store(String type, Map<String, String> keys) {
+        StoreProvider<?> provider = StoreProviders.discover().forType(type)
+                .orElseThrow(() -> new IllegalStateException("no store provider of type '" + type + "' on the classpath"));
+        return YAML.convertValue(keys, provider.storeType().settings());
+    }
+
     /** The sections that are the gateway's own. */
     private record Sections(GatewayConfig.Server server, GatewayConfig.Limits limits, AuthConfig auth,
             GatewayConfig.Leases leases) {}

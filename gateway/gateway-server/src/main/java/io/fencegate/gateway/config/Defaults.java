@@ -3,8 +3,6 @@ package io.fencegate.gateway.config;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.issuer.EmbeddedZooKeeperIssuerConfig;
 import io.fencegate.gateway.issuer.IssuerConfig;
-import io.fencegate.gateway.store.JdbcStoreSettings;
-import io.fencegate.store.files.provider.FilesStoreSettings;
 import io.fencegate.store.spi.ExclusivePath;
 import io.fencegate.store.spi.StoreSettings;
 import java.nio.file.Path;
@@ -27,8 +25,9 @@ public final class Defaults {
     public static GatewayConfig embedded(Path data) {
         Path root = data.toAbsolutePath().normalize();
         Map<String, StoreSettings> stores = new LinkedHashMap<>();
-        stores.put("main", JdbcStoreSettings.of("jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", ""));
-        stores.put("files", new FilesStoreSettings(root.resolve("files").toString(), "strict", null));
+        stores.put("main", ConfigLoader.store("jdbc",
+                Map.of("url", "jdbc:h2:file:" + root.resolve("h2").resolve("main"), "user", "sa", "password", "", "rule", "strict")));
+        stores.put("files", ConfigLoader.store("files", Map.of("dir", root.resolve("files").toString(), "rule", "strict")));
         IssuerConfig issuer = new EmbeddedZooKeeperIssuerConfig(root.resolve("zookeeper").toString());
         ExclusivePath dataDir = ExclusivePath.directory(null, "data directory", root, "files");
         return new GatewayConfig(null, null, null, issuer, stores, null, List.of(dataDir));

@@ -2,7 +2,6 @@ package io.fencegate.gateway.issuer;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.fencegate.gateway.config.ConnectFailure;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.redis.FileTokenHighWaterMark;
 import io.fencegate.issuer.redis.JdbcTokenHighWaterMark;
@@ -10,6 +9,7 @@ import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
 import io.fencegate.issuer.redis.TokenHighWaterMark;
 import io.fencegate.schema.FencegateSchema;
+import io.fencegate.store.spi.ConnectFailure;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.Settings;
 import java.net.URI;

@@ -1,9 +1,9 @@
 package io.fencegate.gateway.issuer;
 
-import io.fencegate.gateway.config.ConnectFailure;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.zookeeper.TokenMode;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
+import io.fencegate.store.spi.ConnectFailure;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.Settings;
 import java.io.IOException;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.issuer.ZooKeeperIssuerConfig;
-import io.fencegate.gateway.store.JdbcStoreSettings;
-import io.fencegate.gateway.store.PostgresStoreSettings;
+import io.fencegate.store.jdbc.provider.JdbcStoreSettings;
+import io.fencegate.store.postgres.provider.PostgresStoreSettings;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,17 +1,17 @@
 package io.fencegate.store.files;
 
 import io.fencegate.store.Applied;
-import io.fencegate.store.GuardDecision;
-import io.fencegate.store.GuardInputs;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
-import io.fencegate.store.ItemState;
 import io.fencegate.store.ReadResult;
 import io.fencegate.store.Stale;
 import io.fencegate.store.StoreLimits;
-import io.fencegate.store.StoreThreads;
 import io.fencegate.store.StoreUnavailableException;
 import io.fencegate.store.WriteResult;
+import io.fencegate.store.backend.GuardDecision;
+import io.fencegate.store.backend.GuardInputs;
+import io.fencegate.store.backend.ItemState;
+import io.fencegate.store.backend.StoreThreads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.fencegate.store.files;
 
-import io.fencegate.store.OptionChecks;
 import io.fencegate.store.StoreName;
 import io.fencegate.store.StoreOptions;
+import io.fencegate.store.backend.OptionChecks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package io.fencegate.store.jdbc;
 
 import io.fencegate.schema.FencegateSchema.Dialect;
-import io.fencegate.store.ItemState;
+import io.fencegate.store.backend.ItemState;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

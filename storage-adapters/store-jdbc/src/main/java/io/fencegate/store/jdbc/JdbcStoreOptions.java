@@ -1,8 +1,8 @@
 package io.fencegate.store.jdbc;
 
-import io.fencegate.store.OptionChecks;
 import io.fencegate.store.StoreName;
 import io.fencegate.store.StoreOptions;
+import io.fencegate.store.backend.OptionChecks;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,11 +1,11 @@
 package io.fencegate.store.jdbc;
 
 import io.fencegate.store.Applied;
-import io.fencegate.store.GuardDecision;
 import io.fencegate.store.GuardRule;
-import io.fencegate.store.ItemState;
-import io.fencegate.store.WriteCoalescer.Write;
 import io.fencegate.store.WriteResult;
+import io.fencegate.store.backend.GuardDecision;
+import io.fencegate.store.backend.ItemState;
+import io.fencegate.store.backend.WriteCoalescer.Write;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

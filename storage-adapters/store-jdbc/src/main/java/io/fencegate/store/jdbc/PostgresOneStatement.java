@@ -1,11 +1,11 @@
 package io.fencegate.store.jdbc;
 
-import io.fencegate.schema.PostgresGuardSql;
-import io.fencegate.store.GuardDecision;
 import io.fencegate.store.GuardRule;
-import io.fencegate.store.ItemState;
 import io.fencegate.store.ReadResult;
 import io.fencegate.store.WriteResult;
+import io.fencegate.store.backend.GuardDecision;
+import io.fencegate.store.backend.ItemState;
+import io.fencegate.store.sql.PostgresGuardSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -59,7 +59,7 @@ public final class TokenColumnGuard {
 
     /**
      * The WHERE condition admitting a write with {@code t} under the rule (DESIGN.md table): the
-     * rule of {@link io.fencegate.store.GuardDecision#write}, in SQL, because the application's
+     * rule of {@link io.fencegate.store.backend.GuardDecision#write}, in SQL, because the application's
      * own UPDATE decides in the database.
      */
     public Condition admits(long t) {

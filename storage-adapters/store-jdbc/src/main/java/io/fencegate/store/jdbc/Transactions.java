@@ -1,7 +1,7 @@
 package io.fencegate.store.jdbc;
 
-import io.fencegate.store.StoreThreads;
 import io.fencegate.store.StoreUnavailableException;
+import io.fencegate.store.backend.StoreThreads;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;

@@ -4,10 +4,10 @@ import static io.fencegate.store.testkit.Stages.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.store.Applied;
-import io.fencegate.store.GuardDecision;
 import io.fencegate.store.GuardRule;
-import io.fencegate.store.ItemState;
 import io.fencegate.store.WriteResult;
+import io.fencegate.store.backend.GuardDecision;
+import io.fencegate.store.backend.ItemState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import org.junit.jupiter.api.AfterAll;

@@ -1,11 +1,11 @@
 package io.fencegate.store.postgres;
 
-import io.fencegate.schema.PostgresGuardSql;
-import io.fencegate.store.GuardDecision;
 import io.fencegate.store.GuardRule;
-import io.fencegate.store.ItemState;
-import io.fencegate.store.WriteCoalescer;
 import io.fencegate.store.WriteResult;
+import io.fencegate.store.backend.GuardDecision;
+import io.fencegate.store.backend.ItemState;
+import io.fencegate.store.backend.WriteCoalescer;
+import io.fencegate.store.sql.PostgresGuardSql;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.pgclient.PgException;

@@ -3,7 +3,7 @@ package io.fencegate.store.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.store.GuardedStore;
-import io.fencegate.store.WriteCoalescer;
+import io.fencegate.store.backend.WriteCoalescer;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;

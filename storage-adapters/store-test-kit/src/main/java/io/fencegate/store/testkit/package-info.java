@@ -32,7 +32,7 @@
  * it supplies {@code newStatements(rule)} and plain SQL on its namespace
  * ({@code adminExecute}, {@code adminQueryLong}); each test creates and drops its own table.
  *
- * <p>A store that coalesces the writes in flight ({@link io.fencegate.store.WriteCoalescer}) also
+ * <p>A store that coalesces the writes in flight ({@link io.fencegate.store.backend.WriteCoalescer}) also
  * extends {@link io.fencegate.store.testkit.AbstractCoalescedWritesTest} in a class of its own
  * ({@code coalescingStore(connections)}, {@code writesOf(store)}): many writers with random tokens
  * on a few keys, every answer checked against one serial history
