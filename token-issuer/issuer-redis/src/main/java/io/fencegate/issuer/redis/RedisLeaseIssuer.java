@@ -370,7 +370,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         private void granted(Lease lease, String secret) {
             highestToken.accumulateAndGet(lease.token(), Math::max);
             rememberGrant(lease.lock(), lease.token());
-            expiries.track(lease, secret);
+            expiries.track(lease, secret, lease.expiresAt() - System.currentTimeMillis());
             if (!finish(Optional.of(lease), null)) {
                 releaseNow(lease.lock(), secret); // nobody will ever see this lease (issuer closed)
             }

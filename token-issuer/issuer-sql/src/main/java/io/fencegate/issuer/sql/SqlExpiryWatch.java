@@ -2,15 +2,11 @@ package io.fencegate.issuer.sql;
 
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import io.fencegate.issuer.backend.ExpiryChecks;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
@@ -19,81 +15,47 @@ import java.util.function.BiConsumer;
  * still live by the database's clock (a renew from any instance moves the next check to the new
  * remaining time); if not, and its grant is not marked released, it ended: EXPIRED.
  */
-final class SqlExpiryWatch {
+final class SqlExpiryWatch extends ExpiryChecks {
 
-    private static final long RETRY_WHEN_UNREACHABLE_MS = 1000;
-
-    static final class Tracked {
-        final Lease lease;
-        final byte[] key;
-        final String secret;
-        volatile ScheduledFuture<?> check;
-
-        Tracked(Lease lease, byte[] key, String secret) {
-            this.lease = lease;
-            this.key = key;
-            this.secret = secret;
-        }
-    }
-
-    private final Map<String, Tracked> bySecret = new ConcurrentHashMap<>();
     private final LeaseTables tables;
-    private final ScheduledExecutorService scheduler;
     private final Executor jdbc;
     private final BiConsumer<Lease, LeaseEnd> ended;
 
     SqlExpiryWatch(LeaseTables tables, ScheduledExecutorService scheduler, Executor jdbc, BiConsumer<Lease, LeaseEnd> ended) {
+        super(scheduler);
         this.tables = tables;
-        this.scheduler = scheduler;
         this.jdbc = jdbc;
         this.ended = ended;
     }
 
-    void track(Lease lease, byte[] key, String secret, long ttlMs) {
-        Tracked tracked = new Tracked(lease, key, secret);
-        bySecret.put(secret, tracked);
-        schedule(tracked, ttlMs);
-    }
-
-    void forget(String secret) {
-        Tracked tracked = bySecret.remove(secret);
-        if (tracked != null && tracked.check != null) {
-            tracked.check.cancel(false);
-        }
-    }
-
-    /** Stops watching everything; answers what was still watched. */
-    List<Tracked> drain() {
-        List<Tracked> all = new ArrayList<>(bySecret.values());
-        all.forEach(t -> forget(t.secret));
-        return all;
-    }
-
-    private void schedule(Tracked tracked, long delayMs) {
+    /** The question is a JDBC call: asked on the issuer's JDBC threads, not the timer's. */
+    @Override
+    protected void check(Tracked tracked) {
         try {
-            tracked.check = scheduler.schedule(() -> jdbc.execute(() -> check(tracked)), Math.max(1, delayMs), TimeUnit.MILLISECONDS);
+            jdbc.execute(() -> ask(tracked));
         } catch (RejectedExecutionException closing) {
             // the issuer is closing; it releases what it still holds
         }
     }
 
-    private void check(Tracked tracked) {
-        if (bySecret.get(tracked.secret) != tracked) {
+    private void ask(Tracked tracked) {
+        if (!isWatched(tracked)) {
             return;
         }
+        byte[] key = SqlLeaseIssuer.sha256(tracked.lease.lock().getBytes(StandardCharsets.UTF_8));
         try {
-            long remaining = tables.remainingMs(tracked.key, tracked.secret);
+            long remaining = tables.remainingMs(key, tracked.secret);
             if (remaining >= 0) {
-                schedule(tracked, remaining + 1);
+                checkAgainIn(tracked, remaining + 1);
                 return;
             }
-            Boolean released = tables.wasReleased(tracked.key, tracked.lease.token());
-            if (bySecret.remove(tracked.secret, tracked) && !Boolean.TRUE.equals(released)) {
+            Boolean released = tables.wasReleased(key, tracked.lease.token());
+            if (stopWatching(tracked) && !Boolean.TRUE.equals(released)) {
                 ended.accept(tracked.lease, LeaseEnd.EXPIRED);
             }
         } catch (Exception e) {
-            if (bySecret.get(tracked.secret) == tracked) {
-                schedule(tracked, RETRY_WHEN_UNREACHABLE_MS);
+            if (isWatched(tracked)) {
+                checkAgainIn(tracked, RETRY_WHEN_UNREACHABLE_MS);
             }
         }
     }

@@ -7,6 +7,7 @@ import io.fencegate.issuer.LeasePage;
 import io.fencegate.issuer.LockNames;
 import io.fencegate.issuer.backend.AbstractLeaseIssuer;
 import io.fencegate.issuer.backend.DaemonThreads;
+import io.fencegate.issuer.backend.ExpiryChecks;
 import io.fencegate.issuer.backend.LeaseIdFormat;
 import io.fencegate.issuer.backend.ListCursors;
 import io.fencegate.issuer.backend.LruMap;
@@ -216,7 +217,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     protected void shutdown() {
         new ArrayList<>(waiting.keySet()).forEach(a -> a.fail(new IssuerUnavailableException("SQL lease issuer closed while waiting")));
         List<CompletableFuture<Boolean>> releases = new ArrayList<>();
-        for (SqlExpiryWatch.Tracked t : expiries.drain()) {
+        for (ExpiryChecks.Tracked t : expiries.drain()) {
             releases.add(supply(() -> releaseNow(t.lease.lock(), t.secret)).exceptionally(e -> false));
         }
         try {
@@ -456,7 +457,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
             highestGranted.accumulateAndGet(token, Math::max);
             rememberGrant(lock, token);
             Lease lease = new Lease(lock, IDS.format(lock, secret), token, sentMs + ttlMs);
-            expiries.track(lease, key, secret, lease.expiresAt() - System.currentTimeMillis());
+            expiries.track(lease, secret, lease.expiresAt() - System.currentTimeMillis());
             waiting.remove(this);
             if (!result.complete(Optional.of(lease))) {
                 try {
