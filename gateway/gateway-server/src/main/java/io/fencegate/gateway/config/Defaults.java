@@ -1,11 +1,10 @@
 package io.fencegate.gateway.config;
 
 import io.fencegate.gateway.GatewayOptions;
-import io.fencegate.gateway.issuer.EmbeddedZooKeeperIssuerConfig;
-import io.fencegate.gateway.issuer.IssuerConfig;
 import io.fencegate.gateway.store.JdbcStoreSettings;
+import io.fencegate.issuer.spi.IssuerSettings;
+import io.fencegate.spi.ExclusivePath;
 import io.fencegate.store.files.provider.FilesStoreSettings;
-import io.fencegate.store.spi.ExclusivePath;
 import io.fencegate.store.spi.StoreSettings;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -29,7 +28,9 @@ public final class Defaults {
         Map<String, StoreSettings> stores = new LinkedHashMap<>();
         stores.put("main", JdbcStoreSettings.of("jdbc:h2:file:" + root.resolve("h2").resolve("main"), "sa", ""));
         stores.put("files", new FilesStoreSettings(root.resolve("files").toString(), "strict", null));
-        IssuerConfig issuer = new EmbeddedZooKeeperIssuerConfig(root.resolve("zookeeper").toString());
+        // Bound like a config file's section: the gateway names the type, issuer-zookeeper provides it.
+        IssuerSettings issuer = ConfigLoader.issuer(Map.of("type", "embedded-zookeeper",
+                "dataDir", root.resolve("zookeeper").toString()));
         ExclusivePath dataDir = ExclusivePath.directory(null, "data directory", root, "files");
         return new GatewayConfig(null, null, null, issuer, stores, null, List.of(dataDir));
     }

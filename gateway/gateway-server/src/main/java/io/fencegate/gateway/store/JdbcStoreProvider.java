@@ -1,6 +1,6 @@
 package io.fencegate.gateway.store;
 
-import io.fencegate.gateway.config.ConnectFailure;
+import io.fencegate.spi.ConnectFailure;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;

@@ -1,7 +1,7 @@
 package io.fencegate.gateway.store;
 
-import io.fencegate.gateway.config.ConnectFailure;
 import io.fencegate.schema.FencegateSchema;
+import io.fencegate.spi.ConnectFailure;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.postgres.PgGuardedStore;
 import io.fencegate.store.postgres.PgStoreOptions;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.gateway.GatewayOptions;
-import io.fencegate.gateway.issuer.ZooKeeperIssuerConfig;
 import io.fencegate.gateway.store.JdbcStoreSettings;
 import io.fencegate.gateway.store.PostgresStoreSettings;
+import io.fencegate.issuer.zookeeper.provider.ZooKeeperIssuerConfig;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
