@@ -123,10 +123,13 @@ public final class Backends implements AutoCloseable {
         }
     }
 
-    /** Opens the issuer; what its provider opens besides it closes after it, as the stores' does. */
+    /**
+     * Opens the issuer. What its provider registers (an embedded server, a pool) joins {@code owned}
+     * before the issuer does, so it is closed after it.
+     */
     private static <S extends IssuerSettings> OpenedIssuer openIssuer(S settings, IssuerProvider<S> provider,
             List<AutoCloseable> owned) throws Exception {
-        IssuerContext context = owned::add;  // closed in reverse order: after the issuer, opened after them
+        IssuerContext context = owned::add;
         return provider.open(settings, context);
     }
 
