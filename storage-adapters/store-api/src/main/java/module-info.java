@@ -5,6 +5,8 @@
  * API an application could come to depend on.
  */
 module io.fencegate.store {
+    requires transitive io.fencegate.spi;
+
     exports io.fencegate.store;
     exports io.fencegate.store.spi;
     exports io.fencegate.store.backend to

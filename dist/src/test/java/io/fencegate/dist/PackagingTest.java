@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fencegate.gateway.config.ConfigLoader;
 import io.fencegate.gateway.config.GatewayConfig;
-import io.fencegate.gateway.issuer.ZooKeeperIssuerConfig;
+import io.fencegate.issuer.zookeeper.provider.ZooKeeperIssuerConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.fencegate.demo;
 
-import io.fencegate.gateway.issuer.EmbeddedZooKeeper;
+import io.fencegate.issuer.zookeeper.provider.EmbeddedZooKeeper;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;

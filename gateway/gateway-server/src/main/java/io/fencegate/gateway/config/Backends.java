@@ -1,12 +1,15 @@
 package io.fencegate.gateway.config;
 
 import io.fencegate.gateway.StoreBinding;
-import io.fencegate.gateway.issuer.IssuerConfig;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.spi.IssuerContext;
+import io.fencegate.issuer.spi.IssuerProvider;
+import io.fencegate.issuer.spi.IssuerSettings;
+import io.fencegate.issuer.spi.OpenedIssuer;
+import io.fencegate.spi.ExclusivePath;
+import io.fencegate.spi.InvalidSettingException;
 import io.fencegate.store.NamedSql;
 import io.fencegate.store.StoreClaimedException;
-import io.fencegate.store.spi.ExclusivePath;
-import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.StoreContext;
 import io.fencegate.store.spi.StoreProvider;
@@ -22,7 +25,7 @@ import java.util.regex.Pattern;
  * The issuer and stores a config names, opened and owned: {@link #close()} ends leases and sessions
  * and closes pools, in reverse order of opening. Every key is checked before anything is opened;
  * a failure names the key. What each backend type accepts and how it opens is its own business
- * ({@link IssuerConfig}, {@link StoreProvider}); this class only orders, names and owns.
+ * ({@link IssuerProvider}, {@link StoreProvider}); this class only orders, names and owns.
  */
 public final class Backends implements AutoCloseable {
     private static final Pattern STORE_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
@@ -56,7 +59,7 @@ public final class Backends implements AutoCloseable {
     public static void validate(GatewayConfig config) {
         ConfigProblems problems = new ConfigProblems();
         if (config.issuer() == null) {
-            problems.add(new ConfigException("issuer.type", "required: " + IssuerConfig.typeList()));
+            problems.add(new ConfigException("issuer.type", "required: " + IssuerProviders.discover().types()));
         } else {
             problems.check(() -> validateIssuer(config.issuer()));
         }
@@ -67,7 +70,7 @@ public final class Backends implements AutoCloseable {
         problems.throwIfAny();
     }
 
-    static void validateIssuer(IssuerConfig issuer) {
+    static void validateIssuer(IssuerSettings issuer) {
         try {
             issuer.validate();
         } catch (InvalidSettingException e) {
@@ -100,9 +103,9 @@ public final class Backends implements AutoCloseable {
         List<AutoCloseable> owned = new ArrayList<>();
         owned.add(LocalClaims.claim(exclusivePaths(config)));
         try {
-            IssuerConfig.Opened issuer;
+            OpenedIssuer issuer;
             try {
-                issuer = config.issuer().open(owned::add);
+                issuer = openIssuer(config.issuer(), IssuerProviders.discover().forSettings(config.issuer()), owned);
             } catch (InvalidSettingException e) {
                 throw ConfigException.at("issuer", e);
             }
@@ -118,6 +121,16 @@ public final class Backends implements AutoCloseable {
             closeAll(owned, e);
             throw e;
         }
+    }
+
+    /**
+     * Opens the issuer. What its provider registers (an embedded server, a pool) joins {@code owned}
+     * before the issuer does, so it is closed after it.
+     */
+    private static <S extends IssuerSettings> OpenedIssuer openIssuer(S settings, IssuerProvider<S> provider,
+            List<AutoCloseable> owned) throws Exception {
+        IssuerContext context = owned::add;
+        return provider.open(settings, context);
     }
 
     /** The gateway's own local state first, then the issuer's, then each store's, keys placed in the config. */

@@ -1,6 +1,6 @@
 package io.fencegate.gateway.config;
 
-import io.fencegate.store.spi.InvalidSettingException;
+import io.fencegate.spi.InvalidSettingException;
 
 /** A config problem, naming the key: {@code stores.orders.rule: expected strict or same-lease, got 'x'}. */
 public final class ConfigException extends RuntimeException {

@@ -12,7 +12,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import io.fencegate.gateway.auth.AuthConfig;
-import io.fencegate.gateway.issuer.IssuerConfig;
+import io.fencegate.issuer.spi.IssuerProvider;
+import io.fencegate.issuer.spi.IssuerSettings;
 import io.fencegate.store.spi.StoreProvider;
 import io.fencegate.store.spi.StoreSettings;
 import java.util.Iterator;
@@ -77,14 +78,15 @@ public final class ConfigLoader {
             throw new ConfigException("config", "the document must be a mapping of sections");
         }
         StoreProviders providers = StoreProviders.discover();
+        IssuerProviders issuers = IssuerProviders.discover();
         ObjectNode root = (ObjectNode) tree;
         ConfigProblems problems = new ConfigProblems();
-        problems.check(() -> applyOverrides(root, env, providers));
+        problems.check(() -> applyOverrides(root, env, issuers, providers));
         // The issuer and each store bind to the record of their type, so each type refuses keys it lacks.
         JsonNode issuerNode = root.remove("issuer");
         JsonNode storesNode = root.remove("stores");
         Sections sections = bind(root, Sections.class, "", "unknown key", problems);
-        IssuerConfig issuer = issuerNode == null || issuerNode.isNull() ? null : issuer(issuerNode, problems);
+        IssuerSettings issuer = issuerNode == null || issuerNode.isNull() ? null : issuer(issuerNode, issuers, problems);
         Map<String, StoreSettings> stores = stores(storesNode, providers, problems);
         // Each part that bound is checked too, so that one report holds every problem in the file.
         if (issuer != null) {
@@ -109,15 +111,25 @@ public final class ConfigLoader {
     private record Sections(GatewayConfig.Server server, GatewayConfig.Limits limits, AuthConfig auth,
             GatewayConfig.Leases leases) {}
 
-    private static IssuerConfig issuer(JsonNode node, ConfigProblems problems) {
+    /**
+     * An {@code issuer} section given as its keys ({@code type} among them), bound as a file's
+     * would be: how the embedded default names its issuer without compiling against it.
+     */
+    static IssuerSettings issuer(Map<String, String> section) {
+        ConfigProblems problems = new ConfigProblems();
+        IssuerSettings issuer = issuer(YAML.valueToTree(section), IssuerProviders.discover(), problems);
+        problems.throwIfAny();
+        return issuer;
+    }
+
+    private static IssuerSettings issuer(JsonNode node, IssuerProviders issuers, ConfigProblems problems) {
         try {
-            String type = type(node, "issuer", IssuerConfig.typeList());
-            Class<? extends IssuerConfig> record = IssuerConfig.TYPES.get(type);
-            if (record == null) {
-                throw new ConfigException("issuer.type", "expected " + IssuerConfig.typeList() + ", got '" + type + "'"
-                        + DidYouMean.hint(type, IssuerConfig.TYPES.keySet()));
-            }
-            return bind(withoutType(node), record, "issuer.", "not a key of a " + type + " issuer", problems);
+            String type = type(node, "issuer", issuers.types());
+            IssuerProvider<?> provider = issuers.forType(type).orElseThrow(() ->
+                    new ConfigException("issuer.type", "expected " + issuers.types() + ", got '" + type + "'"
+                            + DidYouMean.hint(type, issuers.typeNames())));
+            return bind(withoutType(node), provider.issuerType().settings(), "issuer.", "not a key of a " + type + " issuer",
+                    problems);
         } catch (ConfigException e) {
             problems.add(e);
             return null;
@@ -260,8 +272,9 @@ public final class ConfigLoader {
         return cut > 0 ? message.substring(0, cut) : message;
     }
 
-    private static void applyOverrides(ObjectNode root, Map<String, String> env, StoreProviders providers) {
-        Map<String, String[]> keys = overridableKeys(root, env, providers);
+    private static void applyOverrides(ObjectNode root, Map<String, String> env, IssuerProviders issuers,
+            StoreProviders providers) {
+        Map<String, String[]> keys = overridableKeys(root, env, issuers, providers);
         for (Map.Entry<String, String> e : env.entrySet()) {
             if (!e.getKey().startsWith(ENV_PREFIX) || LAUNCHER_VARIABLES.contains(e.getKey())) {
                 continue;
@@ -283,15 +296,16 @@ public final class ConfigLoader {
      * those of their type (as the file or an override of {@code type} names it), or of every type
      * when the type is unknown, so that the type's own error is the one reported.
      */
-    private static Map<String, String[]> overridableKeys(ObjectNode root, Map<String, String> env, StoreProviders providers) {
+    private static Map<String, String[]> overridableKeys(ObjectNode root, Map<String, String> env, IssuerProviders issuers,
+            StoreProviders providers) {
         Map<String, String[]> keys = new LinkedHashMap<>();
         addComponents(keys, "server", GatewayConfig.Server.class);
         addComponents(keys, "server.tls", GatewayConfig.Tls.class);
         addComponents(keys, "limits", GatewayConfig.Limits.class);
         addKey(keys, "issuer.type");
-        Class<? extends IssuerConfig> issuer = IssuerConfig.TYPES.get(typeOf(root.path("issuer"), "issuer", env));
-        for (Class<? extends IssuerConfig> type : issuer != null ? List.of(issuer) : IssuerConfig.TYPES.values()) {
-            addComponents(keys, "issuer", type);
+        Optional<IssuerProvider<?>> issuer = issuers.forType(typeOf(root.path("issuer"), "issuer", env));
+        for (IssuerProvider<?> p : issuer.isPresent() ? List.of(issuer.get()) : issuers.all()) {
+            addComponents(keys, "issuer", p.issuerType().settings());
         }
         for (Iterator<String> names = root.path("stores").fieldNames(); names.hasNext(); ) {
             String name = names.next();

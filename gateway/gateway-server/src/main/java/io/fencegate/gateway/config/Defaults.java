@@ -1,9 +1,8 @@
 package io.fencegate.gateway.config;
 
 import io.fencegate.gateway.GatewayOptions;
-import io.fencegate.gateway.issuer.EmbeddedZooKeeperIssuerConfig;
-import io.fencegate.gateway.issuer.IssuerConfig;
-import io.fencegate.store.spi.ExclusivePath;
+import io.fencegate.issuer.spi.IssuerSettings;
+import io.fencegate.spi.ExclusivePath;
 import io.fencegate.store.spi.StoreSettings;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -28,7 +27,9 @@ public final class Defaults {
         stores.put("main", ConfigLoader.store("jdbc",
                 Map.of("url", "jdbc:h2:file:" + root.resolve("h2").resolve("main"), "user", "sa", "password", "", "rule", "strict")));
         stores.put("files", ConfigLoader.store("files", Map.of("dir", root.resolve("files").toString(), "rule", "strict")));
-        IssuerConfig issuer = new EmbeddedZooKeeperIssuerConfig(root.resolve("zookeeper").toString());
+        // Bound like a config file's section: the gateway names the type, issuer-zookeeper provides it.
+        IssuerSettings issuer = ConfigLoader.issuer(Map.of("type", "embedded-zookeeper",
+                "dataDir", root.resolve("zookeeper").toString()));
         ExclusivePath dataDir = ExclusivePath.directory(null, "data directory", root, "files");
         return new GatewayConfig(null, null, null, issuer, stores, null, List.of(dataDir));
     }

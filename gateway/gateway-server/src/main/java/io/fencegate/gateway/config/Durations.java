@@ -1,7 +1,7 @@
 package io.fencegate.gateway.config;
 
-import io.fencegate.store.spi.InvalidSettingException;
-import io.fencegate.store.spi.Settings;
+import io.fencegate.spi.InvalidSettingException;
+import io.fencegate.spi.Settings;
 import java.time.Duration;
 
 /** {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}: the stores' duration rule, for the gateway's own keys. */

@@ -1,8 +1,8 @@
 package io.fencegate.gateway.config;
 
 import io.fencegate.gateway.auth.AuthConfig;
-import io.fencegate.gateway.issuer.IssuerConfig;
-import io.fencegate.store.spi.ExclusivePath;
+import io.fencegate.issuer.spi.IssuerSettings;
+import io.fencegate.spi.ExclusivePath;
 import io.fencegate.store.spi.StoreSettings;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,14 +12,15 @@ import java.util.Map;
  * {@code fencegate.yaml}, as read by {@link ConfigLoader}. Every section is optional except
  * {@code issuer} and {@code stores}; unknown keys are errors. See docs/gateway.md for an example.
  *
- * @param issuer the issuer's own record, chosen by its {@code type} ({@link IssuerConfig})
+ * @param issuer the issuer's settings, the record of the provider its {@code type} names
+ *               ({@link IssuerProviders})
  * @param stores each store's settings, the record of the provider its {@code type} names
  *               ({@link StoreProviders}), in config order
  * @param localState exclusive local state of the gateway itself, beyond its backends' own (the
  *               embedded default's data directory); never a key of {@code fencegate.yaml}
  */
 public record GatewayConfig(
-        Server server, Limits limits, AuthConfig auth, IssuerConfig issuer, Map<String, StoreSettings> stores,
+        Server server, Limits limits, AuthConfig auth, IssuerSettings issuer, Map<String, StoreSettings> stores,
         Leases leases, List<ExclusivePath> localState) {
 
     public GatewayConfig {
@@ -32,13 +33,13 @@ public record GatewayConfig(
     }
 
     /** A configuration file's sections: no local state beyond the backends'. */
-    public GatewayConfig(Server server, Limits limits, AuthConfig auth, IssuerConfig issuer,
+    public GatewayConfig(Server server, Limits limits, AuthConfig auth, IssuerSettings issuer,
             Map<String, StoreSettings> stores, Leases leases) {
         this(server, limits, auth, issuer, stores, leases, null);
     }
 
     /** The sections before {@code leases} existed. */
-    public GatewayConfig(Server server, Limits limits, AuthConfig auth, IssuerConfig issuer,
+    public GatewayConfig(Server server, Limits limits, AuthConfig auth, IssuerSettings issuer,
             Map<String, StoreSettings> stores) {
         this(server, limits, auth, issuer, stores, null, null);
     }

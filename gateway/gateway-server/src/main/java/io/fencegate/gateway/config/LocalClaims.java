@@ -1,6 +1,6 @@
 package io.fencegate.gateway.config;
 
-import io.fencegate.store.spi.ExclusivePath;
+import io.fencegate.spi.ExclusivePath;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

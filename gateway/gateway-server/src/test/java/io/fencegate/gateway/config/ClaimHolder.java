@@ -1,6 +1,6 @@
 package io.fencegate.gateway.config;
 
-import io.fencegate.store.spi.ExclusivePath;
+import io.fencegate.spi.ExclusivePath;
 import java.nio.file.Path;
 import java.util.List;
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.gateway.GatewayOptions;
-import io.fencegate.gateway.issuer.ZooKeeperIssuerConfig;
+import io.fencegate.issuer.zookeeper.provider.ZooKeeperIssuerConfig;
 import io.fencegate.store.jdbc.provider.JdbcStoreSettings;
 import io.fencegate.store.postgres.provider.PostgresStoreSettings;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package io.fencegate.gateway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fencegate.store.spi.ExclusivePath;
+import io.fencegate.spi.ExclusivePath;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

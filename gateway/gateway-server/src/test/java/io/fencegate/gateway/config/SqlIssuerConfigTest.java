@@ -3,7 +3,7 @@ package io.fencegate.gateway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fencegate.gateway.issuer.SqlIssuerConfig;
+import io.fencegate.issuer.sql.provider.SqlIssuerConfig;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

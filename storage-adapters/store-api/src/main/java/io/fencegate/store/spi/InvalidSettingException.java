@@ -1,24 +1,17 @@
 package io.fencegate.store.spi;
 
 /**
- * A bad setting. {@link #key()} is relative to the store ({@code poolSize}, {@code statements.debit}),
- * or null for the store as a whole; the server prefixes where the store sits in its configuration.
+ * A bad store setting: the shared {@link io.fencegate.spi.InvalidSettingException} under the name
+ * store code throws it by. {@link #key()} is relative to the store ({@code poolSize},
+ * {@code statements.debit}), or null for the store as a whole.
  */
-public final class InvalidSettingException extends IllegalArgumentException {
-    private final String key;
+public final class InvalidSettingException extends io.fencegate.spi.InvalidSettingException {
 
     public InvalidSettingException(String key, String problem) {
-        super(problem);
-        this.key = key;
+        super(key, problem);
     }
 
     public InvalidSettingException(String key, String problem, Throwable cause) {
-        super(problem, cause);
-        this.key = key;
-    }
-
-    /** The bad key, relative to the store, or null when the problem is the store's as a whole. */
-    public String key() {
-        return key;
+        super(key, problem, cause);
     }
 }

@@ -2,13 +2,12 @@ package io.fencegate.store.spi;
 
 import io.fencegate.store.GuardRule;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-/** The value rules every store type shares, so each reads a rule, a duration or a required key alike. */
+/**
+ * The value rules every store type shares, so each reads a rule, a duration or a required key alike.
+ * The duration and required-key rules are every backend's ({@link io.fencegate.spi.Settings}).
+ */
 public final class Settings {
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
-
     private Settings() {}
 
     /** {@code strict} (also for null) or {@code same-lease}. */
@@ -22,29 +21,13 @@ public final class Settings {
         throw new InvalidSettingException(key, "expected strict or same-lease, got '" + text + "'");
     }
 
-    /** {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}; {@code fallback} for null. */
+    /** {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}; {@code fallback} for null: {@link io.fencegate.spi.Settings#duration}. */
     public static Duration duration(String key, String text, Duration fallback) {
-        if (text == null) {
-            return fallback;
-        }
-        Matcher m = DURATION.matcher(text.strip());
-        if (!m.matches()) {
-            throw new InvalidSettingException(key, "expected a duration such as 500ms, 30s, 5m or 1h, got '" + text + "'");
-        }
-        long n = Long.parseLong(m.group(1));
-        return switch (m.group(2)) {
-            case "ms" -> Duration.ofMillis(n);
-            case "s" -> Duration.ofSeconds(n);
-            case "m" -> Duration.ofMinutes(n);
-            default -> Duration.ofHours(n);
-        };
+        return io.fencegate.spi.Settings.duration(key, text, fallback);
     }
 
-    /** {@code value}, refused when missing or blank. */
+    /** {@code value}, refused when missing or blank: {@link io.fencegate.spi.Settings#required}. */
     public static String required(String key, String value) {
-        if (value == null || value.isBlank()) {
-            throw new InvalidSettingException(key, "required");
-        }
-        return value;
+        return io.fencegate.spi.Settings.required(key, value);
     }
 }

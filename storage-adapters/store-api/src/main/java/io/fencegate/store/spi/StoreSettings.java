@@ -1,5 +1,6 @@
 package io.fencegate.store.spi;
 
+import io.fencegate.spi.ExclusivePath;
 import java.util.List;
 import java.util.Map;
 

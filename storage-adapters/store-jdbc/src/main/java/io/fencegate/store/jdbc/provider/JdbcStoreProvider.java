@@ -1,9 +1,9 @@
 package io.fencegate.store.jdbc.provider;
 
+import io.fencegate.spi.ConnectFailure;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
-import io.fencegate.store.spi.ConnectFailure;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.Settings;

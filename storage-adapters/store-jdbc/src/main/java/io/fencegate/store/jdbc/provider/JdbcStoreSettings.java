@@ -1,6 +1,6 @@
 package io.fencegate.store.jdbc.provider;
 
-import io.fencegate.store.spi.ExclusivePath;
+import io.fencegate.spi.ExclusivePath;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.Settings;
 import io.fencegate.store.spi.StoreSettings;

@@ -1,10 +1,10 @@
 package io.fencegate.store.postgres.provider;
 
 import io.fencegate.schema.FencegateSchema;
+import io.fencegate.spi.ConnectFailure;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.postgres.PgGuardedStore;
 import io.fencegate.store.postgres.PgStoreOptions;
-import io.fencegate.store.spi.ConnectFailure;
 import io.fencegate.store.spi.InvalidSettingException;
 import io.fencegate.store.spi.OpenedStore;
 import io.fencegate.store.spi.Settings;

@@ -1,4 +1,4 @@
-package io.fencegate.gateway.issuer;
+package io.fencegate.issuer.redis.provider;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -8,15 +8,17 @@ import io.fencegate.issuer.redis.JdbcTokenHighWaterMark;
 import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
 import io.fencegate.issuer.redis.TokenHighWaterMark;
+import io.fencegate.issuer.spi.IssuerContext;
+import io.fencegate.issuer.spi.IssuerSettings;
+import io.fencegate.issuer.spi.OpenedIssuer;
 import io.fencegate.schema.FencegateSchema;
-import io.fencegate.store.spi.ConnectFailure;
-import io.fencegate.store.spi.InvalidSettingException;
-import io.fencegate.store.spi.Settings;
+import io.fencegate.spi.ConnectFailure;
+import io.fencegate.spi.InvalidSettingException;
+import io.fencegate.spi.Settings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.function.Consumer;
 
 /**
  * {@code type: redis}: one single-master Redis. The token high-water mark is either
@@ -25,7 +27,7 @@ import java.util.function.Consumer;
  */
 public record RedisIssuerConfig(
         String uri, String keyPrefix, String highWaterMarkFile, String highWaterMarkUrl, String highWaterMarkUser,
-        String highWaterMarkPassword) implements IssuerConfig {
+        String highWaterMarkPassword) implements IssuerSettings {
     private static final Duration MARK_TIMEOUT = Duration.ofSeconds(5);
 
     @Override
@@ -40,19 +42,19 @@ public record RedisIssuerConfig(
         }
     }
 
-    @Override
-    public Opened open(Consumer<AutoCloseable> closeOnStop) {
+    /** The issuer on {@code uri}, its mark's pool (if any) registered to close after it. */
+    OpenedIssuer open(IssuerContext context) {
         String prefix = keyPrefix == null ? "fencegate:" : keyPrefix;
         RedisLeaseIssuer issuer;
         try {
             issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(uri).keyPrefix(prefix)
-                    .highWaterMark(highWaterMark(prefix, closeOnStop)));
+                    .highWaterMark(highWaterMark(prefix, context)));
         } catch (IssuerUnavailableException e) {
             throw ConnectFailure.reason(e)
                     .map(why -> new InvalidSettingException("uri", "cannot reach Redis at " + address() + " (" + why + ")", e))
                     .orElseThrow(() -> e);
         }
-        return new Opened(issuer, "Redis " + redacted());
+        return new OpenedIssuer(issuer, "Redis " + redacted());
     }
 
     /** host:port as configured, for messages; the whole (password-less) URI if it has no host. */
@@ -73,7 +75,7 @@ public record RedisIssuerConfig(
     }
 
     /** A file, or a row in a shared database (migrated here; its pool closes after the issuer). */
-    private TokenHighWaterMark highWaterMark(String prefix, Consumer<AutoCloseable> closeOnStop) {
+    private TokenHighWaterMark highWaterMark(String prefix, IssuerContext context) {
         if (highWaterMarkFile != null) {
             return new FileTokenHighWaterMark(Path.of(highWaterMarkFile));
         }
@@ -93,7 +95,7 @@ public record RedisIssuerConfig(
                     .map(why -> "cannot reach the database at " + highWaterMarkUrl + " (" + why + ")")
                     .orElse("cannot open " + highWaterMarkUrl + ": " + e.getMessage()), e);
         }
-        closeOnStop.accept(dataSource);
+        context.closeOnStop(dataSource);
         try {
             FencegateSchema.migrate(dataSource);
         } catch (RuntimeException e) {

@@ -1,4 +1,4 @@
-package io.fencegate.store.spi;
+package io.fencegate.spi;
 
 import java.nio.file.Path;
 import java.util.List;

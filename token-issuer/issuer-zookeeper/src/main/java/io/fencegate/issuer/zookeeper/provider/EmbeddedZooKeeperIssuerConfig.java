@@ -1,10 +1,12 @@
-package io.fencegate.gateway.issuer;
+package io.fencegate.issuer.zookeeper.provider;
 
-import io.fencegate.store.spi.ExclusivePath;
-import io.fencegate.store.spi.Settings;
+import io.fencegate.issuer.spi.IssuerContext;
+import io.fencegate.issuer.spi.IssuerSettings;
+import io.fencegate.issuer.spi.OpenedIssuer;
+import io.fencegate.spi.ExclusivePath;
+import io.fencegate.spi.Settings;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * {@code type: embedded-zookeeper}: ZooKeeper's own embedded server in this process, data under
@@ -13,7 +15,7 @@ import java.util.function.Consumer;
  */
 public record EmbeddedZooKeeperIssuerConfig(
         String dataDir, String root, String tokenMode, String sessionTimeout, String operationTimeout,
-        String forgetIdleLocksAfter) implements IssuerConfig {
+        String forgetIdleLocksAfter) implements IssuerSettings {
 
     /** An embedded server under {@code dataDir}, everything else default. */
     public EmbeddedZooKeeperIssuerConfig(String dataDir) {
@@ -35,11 +37,11 @@ public record EmbeddedZooKeeperIssuerConfig(
         return List.of(ExclusivePath.directory("dataDir", "ZooKeeper data directory", Path.of(dataDir)));
     }
 
-    @Override
-    public Opened open(Consumer<AutoCloseable> closeOnStop) throws Exception {
+    /** Starts the server (closed after the issuer) and the issuer on it. */
+    OpenedIssuer open(IssuerContext context) throws Exception {
         EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(Path.of(dataDir));
-        closeOnStop.accept(zk);
-        return new Opened(on(zk.connectString()).build(), "embedded ZooKeeper " + zk.connectString());
+        context.closeOnStop(zk);
+        return new OpenedIssuer(on(zk.connectString()).build(), "embedded ZooKeeper " + zk.connectString());
     }
 
     private ZooKeeperIssuerConfig on(String connectString) {

@@ -1,4 +1,4 @@
-package io.fencegate.store.spi;
+package io.fencegate.spi;
 
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;

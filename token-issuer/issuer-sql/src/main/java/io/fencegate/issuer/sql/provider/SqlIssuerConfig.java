@@ -1,11 +1,12 @@
-package io.fencegate.gateway.issuer;
+package io.fencegate.issuer.sql.provider;
 
+import io.fencegate.issuer.spi.IssuerSettings;
+import io.fencegate.issuer.spi.OpenedIssuer;
 import io.fencegate.issuer.sql.SqlLeaseIssuer;
-import io.fencegate.store.spi.InvalidSettingException;
-import io.fencegate.store.spi.Settings;
+import io.fencegate.spi.InvalidSettingException;
+import io.fencegate.spi.Settings;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.function.Consumer;
 
 /**
  * {@code type: sql}: leases from PostgreSQL, MariaDB/MySQL or H2 alone ({@code url}, {@code user},
@@ -13,7 +14,7 @@ import java.util.function.Consumer;
  * in transaction mode); {@code statementTimeout} bounds each statement (default 5s).
  */
 public record SqlIssuerConfig(String url, String user, String password, String notifications, String statementTimeout)
-        implements IssuerConfig {
+        implements IssuerSettings {
 
     @Override
     public void validate() {
@@ -39,12 +40,12 @@ public record SqlIssuerConfig(String url, String user, String password, String n
         };
     }
 
-    @Override
-    public Opened open(Consumer<AutoCloseable> closeOnStop) {
+    /** The issuer on {@code url}; it owns its connections. */
+    OpenedIssuer open() {
         SqlLeaseIssuer issuer = SqlLeaseIssuer.builder().jdbcUrl(url).user(user).password(password)
                 .notifications(notificationsOn())
                 .statementTimeout(Settings.duration("statementTimeout", statementTimeout, Duration.ofSeconds(5)))
                 .build();
-        return new Opened(issuer, "SQL " + url.replaceAll("(?i)(password=)[^&;]*", "$1***"));
+        return new OpenedIssuer(issuer, "SQL " + url.replaceAll("(?i)(password=)[^&;]*", "$1***"));
     }
 }

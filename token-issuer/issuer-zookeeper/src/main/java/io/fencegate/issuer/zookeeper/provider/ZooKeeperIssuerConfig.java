@@ -1,18 +1,19 @@
-package io.fencegate.gateway.issuer;
+package io.fencegate.issuer.zookeeper.provider;
 
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.spi.IssuerSettings;
+import io.fencegate.issuer.spi.OpenedIssuer;
 import io.fencegate.issuer.zookeeper.TokenMode;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
-import io.fencegate.store.spi.ConnectFailure;
-import io.fencegate.store.spi.InvalidSettingException;
-import io.fencegate.store.spi.Settings;
+import io.fencegate.spi.ConnectFailure;
+import io.fencegate.spi.InvalidSettingException;
+import io.fencegate.spi.Settings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.function.Consumer;
 
 /**
  * {@code type: zookeeper}: an ensemble through Curator. {@code tokenMode} zxid (default) or
@@ -20,7 +21,7 @@ import java.util.function.Consumer;
  */
 public record ZooKeeperIssuerConfig(
         String connectString, String root, String tokenMode, String sessionTimeout, String operationTimeout,
-        String forgetIdleLocksAfter) implements IssuerConfig {
+        String forgetIdleLocksAfter) implements IssuerSettings {
     private static final Duration CONNECT_CHECK = Duration.ofSeconds(3);
 
     @Override
@@ -37,10 +38,10 @@ public record ZooKeeperIssuerConfig(
         Settings.duration("forgetIdleLocksAfter", forgetIdleLocksAfter, null);
     }
 
-    @Override
-    public Opened open(Consumer<AutoCloseable> closeOnStop) {
+    /** The issuer on {@code connectString}, once a server there answers; it opens nothing else. */
+    OpenedIssuer open() {
         checkReachable();
-        return new Opened(build(), "ZooKeeper " + connectString);
+        return new OpenedIssuer(build(), "ZooKeeper " + connectString);
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.fencegate.gateway.issuer;
+package io.fencegate.issuer.zookeeper.provider;
 
 import java.io.IOException;
 import java.net.ServerSocket;

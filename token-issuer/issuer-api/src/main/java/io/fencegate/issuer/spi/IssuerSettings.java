@@ -1,0 +1,24 @@
+package io.fencegate.issuer.spi;
+
+import io.fencegate.spi.ExclusivePath;
+import java.util.List;
+
+/** An issuer type's configuration: a record whose components are the keys it accepts. */
+public interface IssuerSettings {
+
+    /**
+     * Checks every key without opening anything.
+     *
+     * @throws io.fencegate.spi.InvalidSettingException naming the first bad key
+     */
+    void validate();
+
+    /**
+     * Local state this issuer needs to itself (an embedded server's data), which the server claims
+     * before it opens anything; none by default. State several processes may share (a database
+     * server, a high-water mark file whose raises lock it) is not listed.
+     */
+    default List<ExclusivePath> exclusivePaths() {
+        return List.of();
+    }
+}
