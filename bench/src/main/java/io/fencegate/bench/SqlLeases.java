@@ -76,7 +76,7 @@ final class SqlLeases implements AutoCloseable {
                 s.execute(sql);
             }
         }
-        issuer = issuer(true);
+        issuer = issuer(true, POOL);
     }
 
     List<Scenario> scenarios() {
@@ -87,16 +87,17 @@ final class SqlLeases implements AutoCloseable {
                     List.of(blocking(), async(), shedLock(), registry(), floor())));
         }
         if (database == Database.POSTGRES) {
+            // One hand-off at a time: small pools, so the four instances hold few of the server's connections.
             scenarios.add(new Scenario(section, HAND_OFF, "hand-off", 1, List.of(
-                    new SqlHandOff(NOTIFY, issuer(true), issuer(true)),
-                    new SqlHandOff(POLLING, issuer(false), issuer(false)))));
+                    new SqlHandOff(NOTIFY, issuer(true, 2), issuer(true, 2)),
+                    new SqlHandOff(POLLING, issuer(false, 2), issuer(false, 2)))));
         }
         return scenarios;
     }
 
-    /** An issuer with a pool of its own ({@link #POOL} connections and threads), as a gateway has. */
-    private SqlLeaseIssuer issuer(boolean notifications) {
-        SqlLeaseIssuer i = SqlLeaseIssuer.builder().jdbcUrl(url).user(user()).password("").poolSize(POOL)
+    /** An issuer with a pool of its own ({@code poolSize} connections and threads, plus LISTEN's), as a gateway has. */
+    private SqlLeaseIssuer issuer(boolean notifications, int poolSize) {
+        SqlLeaseIssuer i = SqlLeaseIssuer.builder().jdbcUrl(url).user(user()).password("").poolSize(poolSize)
                 .notifications(notifications).build();
         owned.add(i);
         return i;
