@@ -11,19 +11,19 @@ import java.util.Set;
 /**
  * Runs every comparison and writes the report. {@code ./bench/run} is the command; the arguments:
  * {@code --profile full|smoke} (default full), {@code --out FILE} (default docs/BENCHMARKS.md),
- * {@code --only zookeeper,redis,gateway,client,library,shedlock} (default all but client, which gateway includes,
+ * {@code --only zookeeper,redis,sql,gateway,client,library,shedlock} (default all but client, which gateway includes,
  * and shedlock, which compares integrations rather than fencegate's core).
  */
 public final class BenchMain {
     /** {@code client} is the gateway group's last scenario alone (the Java client's target). */
-    static final List<String> GROUPS = List.of("zookeeper", "redis", "gateway", "client", "library", "shedlock");
+    static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "library", "shedlock");
 
     private BenchMain() {}
 
     public static void main(String[] args) throws Exception {
         Profile profile = Profile.FULL;
         Path out = Path.of("docs/BENCHMARKS.md");
-        Set<String> only = Set.of("zookeeper", "redis", "gateway", "library");
+        Set<String> only = Set.of("zookeeper", "redis", "sql", "gateway", "library");
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -68,6 +68,13 @@ public final class BenchMain {
         if (groups.contains("redis")) {
             try (RedisLeases redis = new RedisLeases(work.resolve("redis"))) {
                 all.addAll(runAll(profile, redis.scenarios()));
+            }
+        }
+        if (groups.contains("sql")) {
+            for (SqlLeases.Database database : SqlLeases.Database.values()) {
+                try (SqlLeases sql = new SqlLeases(database)) {
+                    all.addAll(runAll(profile, sql.scenarios()));
+                }
             }
         }
         if (groups.contains("gateway") || groups.contains("client")) {

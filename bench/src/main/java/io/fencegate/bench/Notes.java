@@ -22,6 +22,22 @@ final class Notes {
               the acquires (and the releases) queued behind the two in flight as one script call. The raw Lua floor is one `EVALSHA` of SET NX PX + INCR and one of
               compare-and-delete over one Lettuce connection; having no queue to wait on, it polls every
               0.2 ms when the lock is held. Redisson uses its defaults (pub/sub wake-ups, watchdog).
+            - **Leases, SQL.** The shared PostgreSQL and MariaDB, a schema (database) of the run's own
+              per server, dropped at the end. fencegate's `SqlLeaseIssuer` has a pool of its own (16
+              connections and JDBC threads, as a gateway has); it is driven from 1/16 blocking threads and
+              with 1/16 acquire-then-release chains in flight (its API is asynchronous). ShedLock's
+              `JdbcTemplateLockProvider` (`lock` + `unlock`, its default: one transaction a call),
+              Spring Integration's `JdbcLockRegistry` (`obtain`, `lock`, `unlock`; `DefaultLockRepository`
+              with a `DataSourceTransactionManager`) and the floor share one HikariCP pool of 16. The floor
+              is two bare autocommit statements on a row per lock: the claim, an `UPDATE … RETURNING token`
+              that raises the token if the row is free or expired (on MariaDB, which has no RETURNING on
+              UPDATE, `token = LAST_INSERT_ID(token + 1)`, read back from the same reply), and the release,
+              an `UPDATE` that clears the holder (a `DELETE` would take the lock's token with it). It keeps
+              no grant history, no waiter line and no floor for restores. Hand-off (PostgreSQL): two issuer
+              instances, as two gateways; the holder releases through one after 10–110 ms, a waiter queued
+              on the other is granted; the latency runs from the release call to that grant. The release
+              goes through the other instance on purpose: an instance wakes its own waiters directly, the
+              other's only by NOTIFY or their polling.
             - **Gateway.** `fencegate serve` runs as a child process (embedded ZooKeeper issuer,
               `-Xmx512m`) with a reactive Postgres store and a JDBC MariaDB store, each with a pool of 16
               connections, rule `same-lease` and one store lock, so one lease's token writes every key

@@ -77,6 +77,7 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
             target(rows, "Redis issuer ≥ 1.5× Redisson RFencedLock, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 1.5,
                     find(RedisLeases.SECTION, "uncontended", c), "fencegate Redis", "Redisson RFencedLock");
         }
+        sqlTargets(rows);
         for (int c : new int[] {1, 16, 64}) {
             target(rows, "Gateway ≥ 1.0× pgbench on the same guarded statement, " + c + " in flight" + (c == 64 ? " (the target)" : ""),
                     1.0, find(GatewayWrites.POSTGRES, "in flight", c), "fencegate gateway", "pgbench, the same");
@@ -107,6 +108,35 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
                 : "| target | before | now (median [min–max]) | goal met? |\n| --- | --- | --- | --- |\n");
         rows.toString().lines().forEach(row -> md.append(before.withBefore(row)).append('\n'));
         md.append('\n');
+    }
+
+    /** The SQL issuer, both call shapes, on each database; and its hand-off with and without NOTIFY. */
+    private void sqlTargets(StringBuilder rows) {
+        for (String section : List.of(SqlLeases.POSTGRES, SqlLeases.MARIADB)) {
+            String on = section.equals(SqlLeases.POSTGRES) ? "PostgreSQL" : "MariaDB";
+            for (int c : new int[] {1, 16}) {
+                Scenario s = find(section, SqlLeases.UNCONTENDED, c);
+                for (String shape : List.of(SqlLeases.BLOCKING, SqlLeases.ASYNC)) {
+                    String how = shape.equals(SqlLeases.BLOCKING) ? "blocking" : "async";
+                    target(rows, "SQL issuer (" + how + ") ≥ 1.5× ShedLock JDBC, " + on + ", c=" + c, 1.5, s, shape, SqlLeases.SHEDLOCK);
+                    target(rows, "SQL issuer (" + how + ") ≥ 1.5× Spring Integration JdbcLockRegistry, " + on + ", c=" + c, 1.5, s,
+                            shape, SqlLeases.REGISTRY);
+                    target(rows, "SQL issuer (" + how + ") ≥ 0.8× two bare statements, " + on + ", c=" + c, 0.8, s, shape,
+                            SqlLeases.FLOOR);
+                }
+            }
+        }
+        Scenario handOff = find(SqlLeases.POSTGRES, SqlLeases.HAND_OFF, 1);
+        if (handOff != null) {
+            for (String how : List.of(SqlLeases.NOTIFY, SqlLeases.POLLING)) {
+                Stats p50 = stat(handOff.samples().get(handOff.indexOf(how)), Sample::p50Millis);
+                boolean notify = how.equals(SqlLeases.NOTIFY);
+                rows.append("| ").append(notify ? "SQL issuer hand-off p50 < 20 ms with LISTEN/NOTIFY, PostgreSQL"
+                                : "(no target) SQL issuer hand-off p50 with polling only, PostgreSQL")
+                        .append(" | ").append(p50.format("%.1f")).append(" ms | ")
+                        .append(!notify ? "–" : p50.median() < 20 ? "yes" : "**no**").append(" |\n");
+            }
+        }
     }
 
     private void target(StringBuilder md, String label, double goal, Scenario s, String mine, String theirs) {

@@ -26,7 +26,7 @@ class BenchSmokeIT {
 
         assertThat(scenarios).extracting(Scenario::section).containsAll(List.of(ZooKeeperLeases.SECTION,
                 RedisLeases.SECTION, GatewayWrites.POSTGRES, GatewayWrites.MARIADB, GatewayWrites.CLIENT,
-                LibraryWrites.JDBC, LibraryWrites.FILES, ShedLockPairs.SECTION));
+                LibraryWrites.JDBC, LibraryWrites.FILES, ShedLockPairs.SECTION, SqlLeases.POSTGRES, SqlLeases.MARIADB));
         for (Scenario s : scenarios) {
             for (int i = 0; i < s.contenders().size(); i++) {
                 List<Sample> runs = s.samples().get(i);
@@ -38,9 +38,10 @@ class BenchSmokeIT {
         String report = Files.readString(out);
         assertThat(report).contains("## Headline ratios", "## Machine", "## Versions", "Hazelcast FencedLock",
                 "Redisson RFencedLock", "pgbench, the same guarded statement", "FencegateClient",
-                "ShedLock JdbcTemplateLockProvider");
+                "ShedLock JdbcTemplateLockProvider", SqlLeases.REGISTRY, SqlLeases.FLOOR,
+                "SQL issuer hand-off p50 < 20 ms with LISTEN/NOTIFY");
         try (var charts = Files.list(dir.resolve("benchmarks"))) {
-            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(8);
+            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(10);
         }
         assertThat(Profile.SMOKE.measure()).isLessThan(Duration.ofSeconds(1));
     }

@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
 public final class DemoMain implements Callable<Integer> {
     enum Store { h2, postgres, mariadb }
 
-    enum Issuer { zookeeper, redis }
+    enum Issuer { zookeeper, redis, sql }
 
     private static final int ATTEMPTS = 3;
 
@@ -50,7 +50,8 @@ public final class DemoMain implements Callable<Integer> {
     String dbPassword;
 
     @Option(names = "--issuer", defaultValue = "zookeeper",
-            description = "The gateway's issuer: zookeeper (default) or redis (127.0.0.1:6379; mode 1 then locks with SET NX PX).")
+            description = "The gateway's issuer: zookeeper (default), redis (127.0.0.1:6379; mode 1 then locks with SET NX PX)"
+                    + " or sql (leases in the store's own database: no ZooKeeper, no Redis).")
     Issuer issuer;
 
     @Option(names = "--buyers", defaultValue = "3", description = "Buyer processes, 2 to 6 (default 3).")

@@ -22,8 +22,9 @@ import java.util.regex.Pattern;
 /**
  * {@code fencegate serve} as a child process, as a user runs it: the embedded default (its own
  * ZooKeeper and H2) when the demo runs on defaults, else a config that names the demo's
- * databases and either a ZooKeeper server of the demo's own or the Redis at 127.0.0.1:6379
- * under a random key prefix (removed at the end; never FLUSHALL).
+ * databases and either a ZooKeeper server of the demo's own, the Redis at 127.0.0.1:6379
+ * under a random key prefix (removed at the end; never FLUSHALL), or the SQL issuer in the
+ * store's own database (dropped with it).
  */
 final class GatewayProcess implements AutoCloseable {
     static final String REDIS_URI = "redis://127.0.0.1:6379";
@@ -62,14 +63,17 @@ final class GatewayProcess implements AutoCloseable {
                         .append("  keyPrefix: \"").append(redisPrefix).append("\"\n")
                         .append("  highWaterMarkFile: ").append(workDir.resolve("redis-tokens.mark")).append('\n');
                 description = "Redis " + REDIS_URI + ", key prefix " + redisPrefix;
+            } else if (issuer.equals("sql")) {
+                // The store's own database (H2 file, Postgres schema, MariaDB database): its lease tables sit beside the store's.
+                yaml.append("  type: sql\n  url: \"").append(db.gatewayUrl).append("\"\n  user: ").append(db.user).append('\n');
+                appendPassword(yaml, "  ", db);
+                description = "SQL (leases in the store's database, " + describe(db.gatewayUrl) + ")";
             } else {
-                throw new IllegalArgumentException("--issuer: expected zookeeper or redis, got '" + issuer + "'");
+                throw new IllegalArgumentException("--issuer: expected zookeeper, redis or sql, got '" + issuer + "'");
             }
             yaml.append("stores:\n  ").append(Databases.GATEWAY_STORE).append(":\n    type: jdbc\n    url: \"")
                     .append(db.gatewayUrl).append("\"\n    user: ").append(db.user).append('\n');
-            if (!db.password.isEmpty()) {
-                yaml.append("    password: \"").append(db.password.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
-            }
+            appendPassword(yaml, "    ", db);
             Path config = workDir.resolve("fencegate.yaml");
             Files.writeString(config, yaml);
             command.addAll(List.of("--config", config.toString()));
@@ -77,6 +81,19 @@ final class GatewayProcess implements AutoCloseable {
         Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start();
         URI uri = awaitReady(process, 60);
         return new GatewayProcess(process, zookeeper, issuer.equals("redis") ? redisPrefix : null, uri, description);
+    }
+
+    /** {@code password: "…"} at {@code indent}, if the database has a password. */
+    private static void appendPassword(StringBuilder yaml, String indent, Databases db) {
+        if (!db.password.isEmpty()) {
+            yaml.append(indent).append("password: \"").append(db.password.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
+        }
+    }
+
+    /** Where a JDBC URL points, without parameters (which may hold a password). */
+    private static String describe(String jdbcUrl) {
+        return jdbcUrl.startsWith("jdbc:h2:") ? "H2 " + jdbcUrl.substring("jdbc:h2:".length()).replaceAll(";.*", "")
+                : Databases.where(jdbcUrl);
     }
 
     /** Reads until the "listening" line; the rest of its output is drained so it never blocks. */

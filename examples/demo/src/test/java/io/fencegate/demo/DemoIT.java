@@ -54,6 +54,23 @@ class DemoIT {
         assertThat(run.output()).contains("store: MariaDB", "issuer: ZooKeeper (a server of the demo's own");
     }
 
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void onTheSqlIssuerAloneTheSameHolds() throws Exception {
+        Run run = demo("--issuer", "sql");
+        assertControlsFailAndFencegateIsExact(run);
+        assertThat(run.output()).contains("store: H2", "issuer: SQL (leases in the store's database, H2 ",
+                "mode 1 lock: a gateway lease, token ignored");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void onPostgresWithTheSqlIssuerInTheSameDatabaseTheSameHolds() throws Exception {
+        Run run = demo("--store", "postgres", "--issuer", "sql");
+        assertControlsFailAndFencegateIsExact(run);
+        assertThat(run.output()).contains("store: PostgreSQL", "issuer: SQL (leases in the store's database, 127.0.0.1:5432/test)");
+    }
+
     /** Not the default 127.0.0.1/test: the demo goes where --jdbc-url says, and the store follows the URL. */
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)

@@ -48,12 +48,14 @@ final class LeaseTables {
     private final String renewUpdate;
     private final String releaseUpdate;
     private final String releaseMark;
-    private final String notifyNext;
     private final String findLive;
     private final String granted;
     private final String released;
     private final String sweepGrants;
     private final String sweepWaiters;
+    /** PostgreSQL: an uncontended grant, and a release, each in one statement (one round trip); null elsewhere. */
+    private final String grantFree;
+    private final String releaseAtOnce;
 
     LeaseTables(DataSource dataSource, SqlDialect dialect, int timeoutSeconds) {
         this.dataSource = dataSource;
@@ -76,9 +78,6 @@ final class LeaseTables {
                 + " WHERE lock_key = ?");
         this.releaseUpdate = "UPDATE fencegate_lock_fence SET secret = NULL, expires_us = NULL, free_us = NULL WHERE lock_key = ?";
         this.releaseMark = "UPDATE fencegate_lease_grant SET released = TRUE WHERE lock_key = ? AND token = ?";
-        // Wakes the next waiter only (its id), on commit; issuers that own no such waiter ignore it.
-        this.notifyNext = dialect.sql("SELECT pg_notify('" + SqlReleaseNotifications.CHANNEL + "', CAST(MIN(id) AS TEXT))"
-                + " FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US HAVING MIN(id) IS NOT NULL");
         this.findLive = dialect.sql("SELECT token, ttl_ms, expires_us - NOW_US FROM fencegate_lock_fence"
                 + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
         // The current fence token counts too: a lease renewed past the grant retention stays granted.
@@ -87,6 +86,54 @@ final class LeaseTables {
         this.released = "SELECT released FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?";
         this.sweepGrants = dialect.sql("DELETE FROM fencegate_lease_grant WHERE granted_us < NOW_US - ?");
         this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE expires_us < NOW_US - 60000000");
+        // The same rules as grant() and release(), in one statement each: the UPDATE takes the fence row's
+        // lock and re-reads it (a concurrent grant waited for is seen), so exclusion and token order hold
+        // as in the transaction; the grant row is written, the lease marked released and the next waiter
+        // notified by the same statement, so they commit together.
+        this.grantFree = dialect != SqlDialect.POSTGRESQL ? null : dialect.sql("WITH granted AS ("
+                + " UPDATE fencegate_lock_fence SET token = GREATEST(token, ?, NOW_US) + 1, secret = ?,"
+                + " expires_us = NOW_US + ?, free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?"
+                + " WHERE lock_key = ? AND (secret IS NULL OR free_us IS NULL OR free_us <= NOW_US)"
+                + " AND NOT EXISTS (SELECT 1 FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US)"
+                + " RETURNING lock_key, token)"
+                + " INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released)"
+                + " SELECT lock_key, token, NOW_US, FALSE FROM granted RETURNING token");
+        this.releaseAtOnce = dialect != SqlDialect.POSTGRESQL ? null : dialect.sql("WITH ended AS ("
+                + " UPDATE fencegate_lock_fence SET secret = NULL, expires_us = NULL, free_us = NULL"
+                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US RETURNING lock_key, token),"
+                + " marked AS (UPDATE fencegate_lease_grant g SET released = TRUE FROM ended e"
+                + " WHERE g.lock_key = e.lock_key AND g.token = e.token)"
+                + " SELECT e.token, (SELECT pg_notify('" + SqlReleaseNotifications.CHANNEL + "', CAST(MIN(w.id) AS TEXT))"
+                + " FROM fencegate_lease_waiter w WHERE w.lock_key = e.lock_key AND w.expires_us > NOW_US"
+                + " HAVING MIN(w.id) IS NOT NULL) FROM ended e");
+    }
+
+    /** Whether {@link #grantFree} can grant an uncontended lock in one statement (PostgreSQL). */
+    boolean grantsInOneStatement() {
+        return grantFree != null;
+    }
+
+    /**
+     * PostgreSQL's one round trip for a caller not in line: grants by {@link #grant}'s rule for
+     * {@code waiterId} 0 (no live lease, no lock-delay left, no live waiter) and answers the token, or
+     * null when it did not grant (the lock is taken, someone waits, or the fence row is missing):
+     * {@link #grant} then says which, and may grant after all.
+     */
+    Long grantFree(byte[] key, String secret, long ttlMs, long delayMs, long floor, String grantedBy) throws SQLException {
+        try (Connection c = connection(); PreparedStatement s = prepare(c, grantFree)) {
+            s.setLong(1, floor);
+            s.setString(2, secret);
+            s.setLong(3, ttlMs * 1000);
+            s.setLong(4, (ttlMs + delayMs) * 1000);
+            s.setLong(5, ttlMs);
+            s.setLong(6, delayMs);
+            s.setString(7, grantedBy);
+            s.setBytes(8, key);
+            s.setBytes(9, key);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : null;
+            }
+        }
     }
 
     /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
@@ -242,9 +289,19 @@ final class LeaseTables {
 
     /**
      * Ends a live lease at once (a release leaves no lock-delay), marks its grant released, and on
-     * PostgreSQL notifies the next live waiter. Null if the secret names no live lease.
+     * PostgreSQL notifies, on commit, the next live waiter only (its id; issuers that own no such
+     * waiter ignore it). Null if the secret names no live lease.
      */
     Long release(byte[] key, String secret) throws SQLException {
+        if (releaseAtOnce != null) {
+            try (Connection c = connection(); PreparedStatement s = prepare(c, releaseAtOnce)) {
+                s.setBytes(1, key);
+                s.setString(2, secret);
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : null;
+                }
+            }
+        }
         return inTransaction(c -> {
             long token;
             try (PreparedStatement s = prepare(c, lockLive)) {
@@ -265,12 +322,6 @@ final class LeaseTables {
                 s.setBytes(1, key);
                 s.setLong(2, token);
                 s.executeUpdate();
-            }
-            if (dialect == SqlDialect.POSTGRESQL) {
-                try (PreparedStatement s = prepare(c, notifyNext)) {
-                    s.setBytes(1, key);
-                    s.executeQuery().close();
-                }
             }
             return token;
         });
