@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import io.fencegate.issuer.LeaseIssuer;
+import java.lang.reflect.Proxy;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockAssert;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -76,9 +79,62 @@ class FencedLockProviderIT {
         first.unlock();
         assertThat(FencedJob.lease()).isEmpty();
 
-        SimpleLock second = there.lock(job("report", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        // unlock returns once the release is sent: elsewhere the lock is free when it has landed.
+        // Polled on this thread, where the job's lease is: within the call timeout, not to the millisecond.
+        Optional<SimpleLock> second = Optional.empty();
+        for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); second.isEmpty() && System.nanoTime() < until; ) {
+            second = there.lock(job("report", Duration.ofSeconds(10), Duration.ZERO));
+        }
+        assertThat(second).isPresent();
         assertThat(FencedJob.token()).isGreaterThan(firstToken);
-        second.unlock();
+        second.get().unlock();
+    }
+
+    @Test
+    void aJobLockedAgainAtOnceInTheSameProcessIsGrantedAfterItsOwnRelease() {
+        long last = 0;
+        for (int run = 0; run < 50; run++) {
+            SimpleLock lock = here.lock(job("every-ms", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+            assertThat(FencedJob.token()).isGreaterThan(last);
+            last = FencedJob.token();
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void closeWaitsForTheReleasesOnTheirWaySoOthersFindTheLockFree() {
+        here.lock(job("closing", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow().unlock();
+        here.close();
+        SimpleLock next = there.lock(job("closing", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        next.unlock();
+    }
+
+    @Test
+    void aJobShorterThanAThirdOfItsTtlSendsNoRenewAndALongerOneIsRenewed() throws Exception {
+        AtomicInteger renews = new AtomicInteger();
+        LeaseIssuer counted = (LeaseIssuer) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {LeaseIssuer.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("renew")) {
+                        renews.incrementAndGet();
+                    }
+                    try {
+                        return method.invoke(issuerA, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        try (FencedLockProvider provider = new FencedLockProvider(counted)) {
+            for (int run = 0; run < 20; run++) {
+                provider.lock(job("short", Duration.ofMillis(900), Duration.ZERO)).orElseThrow().unlock();
+            }
+            Thread.sleep(1200); // past every short run's ttl/3, and its ttl
+            assertThat(renews).hasValue(0);
+
+            SimpleLock lock = provider.lock(job("long", Duration.ofMillis(900), Duration.ZERO)).orElseThrow();
+            await().atMost(Duration.ofSeconds(10)).until(() -> renews.get() >= 2);
+            assertThat(FencedJob.lease().orElseThrow().isLost()).isFalse();
+            lock.unlock();
+        }
     }
 
     @Test
