@@ -103,13 +103,13 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
         }
         String name = lockPrefix + configuration.getName();
         CompletableFuture<Boolean> releasing = releases.get(name);
-        Optional<Lease> granted = await(issuer.acquire(name, ttl, Duration.ZERO), "acquire");
-        if (granted.isEmpty() && releasing != null) {
-            // This process's own release of the lock was still on its way, and the acquire may have
-            // overtaken it: once the release is through, the lock is free unless someone else took it.
+        if (releasing != null) {
+            // This process's own release of the lock is still on its way: let it land first, or the
+            // acquire may overtake it (the SQL issuer runs them on two connections) and find the lock
+            // held by the very run that just ended.
             awaitRelease(releasing);
-            granted = await(issuer.acquire(name, ttl, Duration.ZERO), "acquire");
         }
+        Optional<Lease> granted = await(issuer.acquire(name, ttl, Duration.ZERO), "acquire");
         if (granted.isEmpty()) {
             return Optional.empty();
         }
