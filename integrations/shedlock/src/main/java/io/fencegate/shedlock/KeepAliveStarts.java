@@ -153,6 +153,11 @@ final class KeepAliveStarts implements AutoCloseable {
             }
         }
 
+        /** Whether the keep-alive has started (for tests). */
+        synchronized boolean started() {
+            return keepAlive != null;
+        }
+
         /** Whether renewing stopped: stopped here, or the keep-alive ended (the lease was lost). */
         synchronized boolean isStopped() {
             return stopped || keepAlive != null && keepAlive.isStopped();

@@ -12,9 +12,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import io.fencegate.issuer.LeaseIssuer;
-import java.lang.reflect.Proxy;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockAssert;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -107,34 +104,6 @@ class FencedLockProviderIT {
         here.close();
         SimpleLock next = there.lock(job("closing", Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
         next.unlock();
-    }
-
-    @Test
-    void aJobShorterThanAThirdOfItsTtlSendsNoRenewAndALongerOneIsRenewed() throws Exception {
-        AtomicInteger renews = new AtomicInteger();
-        LeaseIssuer counted = (LeaseIssuer) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {LeaseIssuer.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("renew")) {
-                        renews.incrementAndGet();
-                    }
-                    try {
-                        return method.invoke(issuerA, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        try (FencedLockProvider provider = new FencedLockProvider(counted)) {
-            for (int run = 0; run < 20; run++) {
-                provider.lock(job("short", Duration.ofMillis(900), Duration.ZERO)).orElseThrow().unlock();
-            }
-            Thread.sleep(1200); // past every short run's ttl/3, and its ttl
-            assertThat(renews).hasValue(0);
-
-            SimpleLock lock = provider.lock(job("long", Duration.ofMillis(900), Duration.ZERO)).orElseThrow();
-            await().atMost(Duration.ofSeconds(10)).until(() -> renews.get() >= 2);
-            assertThat(FencedJob.lease().orElseThrow().isLost()).isFalse();
-            lock.unlock();
-        }
     }
 
     @Test
