@@ -32,8 +32,9 @@ public class FencegateIssuerAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LeaseIssuer.class)
     @ConditionalOnProperty(prefix = "fencegate.issuer", name = "backend")
-    public LeaseIssuer fencegateLeaseIssuer(FencegateProperties properties, List<LeaseIssuerBackend> backends,
+    public LeaseIssuer fencegateLeaseIssuer(FencegateProperties properties, ObjectProvider<LeaseIssuerBackend> found,
             ObjectProvider<LeaseMeters> meters) {
+        List<LeaseIssuerBackend> backends = found.orderedStream().toList(); // none at all: the message below, not Spring's
         String name = properties.getIssuer().getBackend().trim();
         LeaseIssuerBackend backend = backends.stream().filter(b -> b.name().equals(name)).findFirst()
                 .orElseThrow(() -> new InvalidConfigurationPropertyValueException(BACKEND, name,

@@ -155,6 +155,15 @@ class FencegateAutoConfigurationTest {
     }
 
     @Test
+    void withNoBackendModuleAtAllTheFailureStillSaysWhichModulesToAdd() {
+        runner.withClassLoader(new FilteredClassLoader(SqlLeaseIssuer.class, RedisLeaseIssuer.class, CuratorFramework.class))
+                .withPropertyValues("fencegate.issuer.backend=sql")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("found: []").hasMessageContaining("io.fencegate:fencegate-issuer-sql"));
+    }
+
+    @Test
     void sqlWithoutADataSourceOrJdbcUrlFailsNamingTheProperty() {
         runner.withPropertyValues("fencegate.issuer.backend=sql").run(context ->
                 assertThat(context).getFailure().rootCause()
