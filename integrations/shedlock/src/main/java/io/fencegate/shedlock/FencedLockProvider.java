@@ -149,10 +149,16 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
 
     /** Sends the release and returns: the unlocking job does not wait a round trip for the answer. */
     private void releaseInBackground(FencedLease lease) {
-        CompletableFuture<Boolean> release = issuer.release(lease.leaseId()).toCompletableFuture();
+        CompletableFuture<Boolean> release;
+        try {
+            release = issuer.release(lease.leaseId()).toCompletableFuture();
+        } catch (RuntimeException e) { // an issuer that throws instead of failing the stage: same outcome
+            release = CompletableFuture.failedFuture(e);
+        }
         releases.put(lease.lock(), release);
+        CompletableFuture<Boolean> sent = release;
         release.whenComplete((released, error) -> {
-            releases.remove(lease.lock(), release);
+            releases.remove(lease.lock(), sent);
             if (error != null) {
                 LOG.warn("release of {} (token {}) failed; it runs out by its ttl", lease.lock(), lease.token(), error);
             }
