@@ -64,6 +64,18 @@ final class Notes {
             - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain
               update of the same 1000 rows, autocommit, HikariCP. Files: `FilesGuardedStore.write`
               against a plain temp-file, fsync, rename, fsync-the-directory write.
+            - **ShedLock.** One lock + unlock through ShedLock's `LockProvider` API, each worker on its own
+              job name (`lockAtMostFor` 30 s, `lockAtLeastFor` 0), createdAt on ShedLock's own clock.
+              fencegate's `FencedLockProvider` takes a lease with a token and keeps it alive from a third of
+              its ttl on; its unlock sends the release without waiting for the answer, and a lock of the
+              same name waits for this process's own release first. On Redis: the Redis issuer (the
+              Redis section's setup) against ShedLock's `RedisLockProvider` (Spring Data Redis on Jedis,
+              its default pool) on the same Redis. On PostgreSQL: the SQL issuer (its own HikariCP pool
+              of 16) against ShedLock's `JdbcTemplateLockProvider` (HikariCP, 16), one schema of their own
+              on the shared server. What a pair costs the backend, counted on servers of its own
+              (`ShedLockPairCost`): on Redis two script calls running 17 commands, against ShedLock's
+              SET + DEL; on PostgreSQL two transactions of four statements each, against ShedLock's two of
+              one UPDATE each. docs/spring.md says what each of them pays for.
             - Everything runs on one machine: the load generators, the gateway and the databases share
               its CPUs, so a faster server side shows up only as far as the client side leaves room.
             """;

@@ -104,6 +104,12 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
             target(rows, "(no target) gateway on MariaDB ÷ the JDBC store as a library, " + c + " in flight", Double.NaN,
                     find(GatewayWrites.MARIADB, "in flight", c), "fencegate gateway", "JdbcGuardedStore");
         }
+        for (int c : new int[] {1, 16}) {
+            target(rows, "ShedLock: FencedLockProvider (Redis issuer) ≥ 1.0× ShedLock's RedisLockProvider, lock + unlock, c=" + c, 1.0,
+                    find(ShedLockPairs.SECTION, ShedLockPairs.ON_REDIS, c), "fencegate FencedLockProvider", "ShedLock RedisLockProvider");
+            target(rows, "ShedLock: FencedLockProvider (SQL issuer) ≥ 1.0× ShedLock's JdbcTemplateLockProvider on PostgreSQL, c=" + c, 1.0,
+                    find(ShedLockPairs.SECTION, ShedLockPairs.ON_POSTGRES, c), "fencegate FencedLockProvider", "ShedLock JdbcTemplateLockProvider");
+        }
         md.append(before.isEmpty() ? "| target | measured (median [min–max]) | met? |\n| --- | --- | --- |\n"
                 : "| target | before | now (median [min–max]) | goal met? |\n| --- | --- | --- | --- |\n");
         rows.toString().lines().forEach(row -> md.append(before.withBefore(row)).append('\n'));

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.issuer.redis.FileTokenHighWaterMark;
 import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
+import io.fencegate.issuer.sql.SqlLeaseIssuer;
 import io.fencegate.shedlock.FencedJob;
 import io.fencegate.shedlock.FencedLockProvider;
 import java.nio.file.Files;
@@ -24,11 +25,12 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 /**
- * One ShedLock lock + unlock (what a {@code @SchedulerLock} run costs beside its job):
- * fencegate's {@link FencedLockProvider} on the Redis issuer (its lease carries a token, and is kept
- * alive while held) against ShedLock's own Redis provider on the same Redis and its JDBC provider on
- * the shared Postgres (a schema of its own, dropped at the end). Every Redis key is under one
- * random prefix, removed at the end.
+ * One ShedLock lock + unlock (what a {@code @SchedulerLock} run costs beside its job), fencegate's
+ * {@link FencedLockProvider} (its lease carries a token, and is kept alive while held) against
+ * ShedLock's own provider on the same backend: on Redis, the Redis issuer against ShedLock's Redis
+ * provider; on PostgreSQL, the SQL issuer against ShedLock's JDBC provider, both in one schema of
+ * their own on the shared Postgres, dropped at the end. Every Redis key is under one random prefix,
+ * removed at the end.
  */
 final class ShedLockPairs implements AutoCloseable {
     static final String SECTION = "ShedLock: lock + unlock";
@@ -40,6 +42,8 @@ final class ShedLockPairs implements AutoCloseable {
     private final FencedLockProvider fenced;
     private final JedisConnectionFactory jedis;
     private final HikariDataSource postgres;
+    private final SqlLeaseIssuer sqlIssuer;
+    private final FencedLockProvider fencedSql;
 
     ShedLockPairs(Path workDir) throws Exception {
         Files.createDirectories(workDir);
@@ -59,20 +63,34 @@ final class ShedLockPairs implements AutoCloseable {
             s.execute("CREATE TABLE shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY, lock_until TIMESTAMP NOT NULL,"
                     + " locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL)");
         }
+        // A pool of its own as large as ShedLock's (16), beside it: the contenders never run at once.
+        sqlIssuer = SqlLeaseIssuer.builder().jdbcUrl(PG_ADMIN + "?currentSchema=" + schema).user("postgres")
+                .poolSize(16).build();
+        fencedSql = new FencedLockProvider(sqlIssuer);
     }
+
+    static final String ON_REDIS = "on Redis, a job name per worker";
+    static final String ON_POSTGRES = "on PostgreSQL, a job name per worker";
 
     List<Scenario> scenarios() {
         String unit = "lock+unlock";
         return List.of(
-                new Scenario(SECTION, "uncontended (a job name per worker)", unit, 1, contenders()),
-                new Scenario(SECTION, "uncontended (a job name per worker)", unit, 16, contenders()));
+                new Scenario(SECTION, ON_REDIS, unit, 1, onRedis()),
+                new Scenario(SECTION, ON_REDIS, unit, 16, onRedis()),
+                new Scenario(SECTION, ON_POSTGRES, unit, 1, onPostgres()),
+                new Scenario(SECTION, ON_POSTGRES, unit, 16, onPostgres()));
     }
 
-    private List<Contender> contenders() {
+    private List<Contender> onRedis() {
         return List.of(
                 pair("fencegate FencedLockProvider (Redis issuer; token, keep-alive)", fenced, true),
                 pair("ShedLock RedisLockProvider (Spring Data Redis, Jedis)",
-                        new RedisLockProvider(jedis, "bench", prefix + ":sl"), false),
+                        new RedisLockProvider(jedis, "bench", prefix + ":sl"), false));
+    }
+
+    private List<Contender> onPostgres() {
+        return List.of(
+                pair("fencegate FencedLockProvider (SQL issuer; token, keep-alive)", fencedSql, true),
                 pair("ShedLock JdbcTemplateLockProvider (Postgres)", new JdbcTemplateLockProvider(
                         JdbcTemplateLockProvider.Configuration.builder()
                                 .withJdbcTemplate(new org.springframework.jdbc.core.JdbcTemplate(postgres)).build()), false));
@@ -101,6 +119,8 @@ final class ShedLockPairs implements AutoCloseable {
     public void close() throws Exception {
         fenced.close();
         issuer.close();
+        fencedSql.close();
+        sqlIssuer.close();
         try (var connection = jedis.getConnection()) {
             var keys = connection.keyCommands().keys((prefix + "*").getBytes(java.nio.charset.StandardCharsets.UTF_8));
             if (keys != null && !keys.isEmpty()) {

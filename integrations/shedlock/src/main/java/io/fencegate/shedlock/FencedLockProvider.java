@@ -6,8 +6,11 @@ import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseWatchdog;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -37,7 +40,15 @@ import org.slf4j.LoggerFactory;
  *       out by its ttl.</li>
  *   <li>{@code LockExtender.extendActiveLock} answers a lock with the new {@code lockAtLeastFor} on
  *       the same lease and token, or nothing if the lease is lost. The lease's ttl stays.</li>
+ *   <li>{@code unlock} sends the release and returns without waiting a round trip for its answer
+ *       (nothing the fencing guarantee rests on happens after a job's last write). Another instance
+ *       finds the lock free once the release has landed; a lock of the same name in this process
+ *       waits for it; {@link #close()} waits for the releases still on their way.</li>
  * </ul>
+ *
+ * <p>Per run, the issuer sees one acquire and one release. The keep-alive starts only once a third
+ * of the ttl has passed ({@link KeepAliveStarts}), so a job shorter than that costs no renew and
+ * no timer.
  *
  * <p>Why ShedLock's own providers cannot fence: they store an expiry time per lock and overwrite
  * it, so nothing in the store grows with each grant. A fencegate lease's token does, forever.
@@ -50,7 +61,10 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
     private final String lockPrefix;
     private final Duration callTimeout;
     private final LeaseWatchdog watchdog;
+    private final KeepAliveStarts keepAlives;
     private final ScheduledExecutorService delayedReleases;
+    /** Releases sent and not answered yet, by lock name: a lock of the same name waits for its own. */
+    private final Map<String, CompletableFuture<Boolean>> releases = new ConcurrentHashMap<>();
 
     /** Locks named as the jobs name them, calls to the issuer bounded by 10 s. */
     public FencedLockProvider(LeaseIssuer issuer) {
@@ -70,6 +84,7 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
         }
         this.callTimeout = callTimeout;
         this.watchdog = new LeaseWatchdog(issuer);
+        this.keepAlives = new KeepAliveStarts(watchdog);
         ScheduledThreadPoolExecutor releases = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "fencegate-shedlock-release");
             t.setDaemon(true);
@@ -86,14 +101,22 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
             throw new IllegalArgumentException("lockAtMostFor of '" + configuration.getName()
                     + "' must be at least " + SHORTEST_TTL.toMillis() + " ms: it is the lease's ttl, was " + ttl);
         }
-        Optional<Lease> granted = await(issuer.acquire(lockPrefix + configuration.getName(), ttl, Duration.ZERO), "acquire");
+        String name = lockPrefix + configuration.getName();
+        CompletableFuture<Boolean> releasing = releases.get(name);
+        if (releasing != null) {
+            // This process's own release of the lock is still on its way: let it land first, or the
+            // acquire may overtake it (the SQL issuer runs them on two connections) and find the lock
+            // held by the very run that just ended.
+            awaitRelease(releasing);
+        }
+        Optional<Lease> granted = await(issuer.acquire(name, ttl, Duration.ZERO), "acquire");
         if (granted.isEmpty()) {
             return Optional.empty();
         }
         FencedLease lease = new FencedLease(granted.get());
-        LeaseWatchdog.KeepAlive keepAlive;
+        KeepAliveStarts.Held keepAlive;
         try {
-            keepAlive = watchdog.keepAlive(granted.get(), ttl, last -> {
+            keepAlive = keepAlives.hold(granted.get(), ttl, last -> {
                 lease.markLost();
                 LOG.warn("lease on {} (token {}) lost while its job ran", last.lock(), last.token());
             });
@@ -105,11 +128,52 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
         return Optional.of(new FencedSimpleLock(lease, keepAlive, configuration.getLockAtLeastUntil()));
     }
 
-    /** Stops renewing every lease (running jobs' leases then run out by their ttl). */
+    /**
+     * Stops renewing every lease (running jobs' leases then run out by their ttl); releases that
+     * unlocks started are waited for, at most the call timeout.
+     */
     @Override
     public void close() {
+        try {
+            CompletableFuture.allOf(releases.values().toArray(CompletableFuture[]::new))
+                    .get(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("closed before every release answered; those leases run out by their ttl: {}", e.toString());
+        }
+        keepAlives.close();
         watchdog.close();
         delayedReleases.shutdownNow();
+    }
+
+    /** Sends the release and returns: the unlocking job does not wait a round trip for the answer. */
+    private void releaseInBackground(FencedLease lease) {
+        CompletableFuture<Boolean> release;
+        try {
+            release = issuer.release(lease.leaseId()).toCompletableFuture();
+        } catch (RuntimeException e) { // an issuer that throws instead of failing the stage: same outcome
+            release = CompletableFuture.failedFuture(e);
+        }
+        releases.put(lease.lock(), release);
+        CompletableFuture<Boolean> sent = release;
+        release.whenComplete((released, error) -> {
+            releases.remove(lease.lock(), sent);
+            if (error != null) {
+                LOG.warn("release of {} (token {}) failed; it runs out by its ttl", lease.lock(), lease.token(), error);
+            }
+        });
+    }
+
+    private void awaitRelease(CompletableFuture<Boolean> release) {
+        try {
+            release.get(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IssuerUnavailableException("interrupted while a release of the same lock was on its way", e);
+        } catch (ExecutionException | TimeoutException e) {
+            // a failed release was logged; the lock stays held until its ttl, and the acquire says so
+        }
     }
 
     private <T> T await(java.util.concurrent.CompletionStage<T> call, String what) {
@@ -131,11 +195,11 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
     /** One job run's hold on its lease; {@link #extend} hands over to a new instance, as ShedLock expects. */
     private final class FencedSimpleLock implements SimpleLock {
         private final FencedLease lease;
-        private final LeaseWatchdog.KeepAlive keepAlive;
+        private final KeepAliveStarts.Held keepAlive;
         private final Instant lockAtLeastUntil;
         private boolean valid = true;
 
-        FencedSimpleLock(FencedLease lease, LeaseWatchdog.KeepAlive keepAlive, Instant lockAtLeastUntil) {
+        FencedSimpleLock(FencedLease lease, KeepAliveStarts.Held keepAlive, Instant lockAtLeastUntil) {
             this.lease = lease;
             this.keepAlive = keepAlive;
             this.lockAtLeastUntil = lockAtLeastUntil;
@@ -152,22 +216,10 @@ public final class FencedLockProvider implements LockProvider, AutoCloseable {
             }
             long holdFor = Duration.between(Instant.now(), lockAtLeastUntil).toMillis();
             if (holdFor > 0) {
-                delayedReleases.schedule(this::release, holdFor, TimeUnit.MILLISECONDS);
+                delayedReleases.schedule(() -> releaseInBackground(lease), holdFor, TimeUnit.MILLISECONDS);
             } else {
-                try { // at once, so the next run (here or elsewhere) finds the lock free
-                    await(issuer.release(lease.leaseId()), "release");
-                } catch (RuntimeException e) {
-                    LOG.warn("release of {} (token {}) failed; it runs out by its ttl", lease.lock(), lease.token(), e);
-                }
+                releaseInBackground(lease); // at once, so the next run (here or elsewhere) finds the lock free
             }
-        }
-
-        private void release() {
-            issuer.release(lease.leaseId()).whenComplete((released, error) -> {
-                if (error != null) {
-                    LOG.warn("release of {} (token {}) failed; it runs out by its ttl", lease.lock(), lease.token(), error);
-                }
-            });
         }
 
         @Override

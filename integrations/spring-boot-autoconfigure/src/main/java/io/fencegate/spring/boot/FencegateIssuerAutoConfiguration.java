@@ -1,11 +1,8 @@
 package io.fencegate.spring.boot;
 
 import io.fencegate.issuer.LeaseIssuer;
-import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
-import javax.sql.DataSource;
-import org.apache.curator.framework.CuratorFramework;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -19,8 +16,10 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * A {@link LeaseIssuer} bean from {@code fencegate.issuer.backend}: the {@link LeaseIssuerBackend}
- * of that name is opened, measured when Micrometer is present, and closed with the context. An
- * application that defines its own {@code LeaseIssuer} bean keeps it.
+ * of that name is opened, measured when Micrometer is present, and closed with the context. Each
+ * backend comes from an auto-configuration of its own, present when its module is
+ * ({@code Fencegate{ZooKeeper,Redis,Sql}IssuerAutoConfiguration}), so adding one edits no other.
+ * An application that defines its own {@code LeaseIssuer} bean keeps it.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
@@ -33,14 +32,16 @@ public class FencegateIssuerAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LeaseIssuer.class)
     @ConditionalOnProperty(prefix = "fencegate.issuer", name = "backend")
-    public LeaseIssuer fencegateLeaseIssuer(FencegateProperties properties, List<LeaseIssuerBackend> backends,
+    public LeaseIssuer fencegateLeaseIssuer(FencegateProperties properties, ObjectProvider<LeaseIssuerBackend> found,
             ObjectProvider<LeaseMeters> meters) {
+        List<LeaseIssuerBackend> backends = found.orderedStream().toList(); // none at all: the message below, not Spring's
         String name = properties.getIssuer().getBackend().trim();
         LeaseIssuerBackend backend = backends.stream().filter(b -> b.name().equals(name)).findFirst()
                 .orElseThrow(() -> new InvalidConfigurationPropertyValueException(BACKEND, name,
                         "no issuer backend of that name on the classpath (found: "
                                 + backends.stream().map(LeaseIssuerBackend::name).sorted().toList()
-                                + "); zookeeper needs io.fencegate:fencegate-issuer-zookeeper, redis needs io.fencegate:fencegate-issuer-redis"));
+                                + "); zookeeper needs io.fencegate:fencegate-issuer-zookeeper, redis needs io.fencegate:fencegate-issuer-redis,"
+                                + " sql needs io.fencegate:fencegate-issuer-sql"));
         LeaseIssuer issuer = backend.open();
         LeaseMeters measured = meters.getIfAvailable();
         return measured == null ? issuer : new MeteredLeaseIssuer(issuer, measured);
@@ -54,30 +55,6 @@ public class FencegateIssuerAutoConfiguration {
         @ConditionalOnBean(MeterRegistry.class)
         LeaseMeters fencegateLeaseMeters(MeterRegistry registry) {
             return new LeaseMeters(registry);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({ZooKeeperLeaseIssuer.class, CuratorFramework.class})
-    static class ZooKeeperBackend {
-        @Bean
-        LeaseIssuerBackend fencegateZooKeeperBackend(FencegateProperties properties) {
-            return new ZooKeeperIssuerBackend(properties.getIssuer().getZookeeper());
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"io.fencegate.issuer.redis.RedisLeaseIssuer", "io.lettuce.core.RedisClient"})
-    static class RedisBackend {
-        @Bean
-        LeaseIssuerBackend fencegateRedisBackend(FencegateProperties properties, ObjectProvider<DataSource> dataSource) {
-            return new RedisIssuerBackend(properties.getIssuer().getRedis(), () -> {
-                DataSource db = dataSource.getIfUnique();
-                if (db != null && properties.getJdbc().isMigrate()) {
-                    SchemaMigration.migrate(db); // fencegate_token_mark
-                }
-                return db;
-            });
         }
     }
 }

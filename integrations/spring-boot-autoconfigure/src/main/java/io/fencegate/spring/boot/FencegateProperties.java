@@ -97,17 +97,19 @@ public class FencegateProperties {
     /** The in-process lease issuer (library use, no gateway). */
     public static class Issuer {
         /**
-         * Which backend grants leases: "zookeeper", "redis", or the name of a backend another module
+         * Which backend grants leases: "zookeeper", "redis", "sql", or the name of a backend another module
          * contributes as a LeaseIssuerBackend bean. Unset: no LeaseIssuer bean is created.
          */
         private String backend;
         private final ZooKeeper zookeeper = new ZooKeeper();
         private final Redis redis = new Redis();
+        private final Sql sql = new Sql();
 
         public String getBackend() { return backend; }
         public void setBackend(String backend) { this.backend = backend; }
         public ZooKeeper getZookeeper() { return zookeeper; }
         public Redis getRedis() { return redis; }
+        public Sql getSql() { return sql; }
     }
 
     /** The ZooKeeper backend (module fencegate-issuer-zookeeper). */
@@ -164,6 +166,57 @@ public class FencegateProperties {
         public void setHighWaterMarkTable(boolean highWaterMarkTable) { this.highWaterMarkTable = highWaterMarkTable; }
         public Duration getCommandTimeout() { return commandTimeout; }
         public void setCommandTimeout(Duration commandTimeout) { this.commandTimeout = commandTimeout; }
+    }
+
+    /**
+     * The SQL backend (module fencegate-issuer-sql): leases from PostgreSQL, MariaDB/MySQL or H2
+     * alone, on the application's DataSource unless a jdbc-url is set.
+     */
+    public static class Sql {
+        /** A JDBC URL for a pool of the issuer's own; unset: the issuer uses the application's single DataSource. */
+        private String jdbcUrl;
+        /** User of the issuer's own pool (with jdbc-url). */
+        private String username;
+        /** Password of the issuer's own pool (with jdbc-url). */
+        private String password;
+        /**
+         * The issuer's JDBC threads, so the most connections it uses at once (2 to 200); on PostgreSQL
+         * it also holds one connection for LISTEN while notifications are on.
+         */
+        private int poolSize = 8;
+        /** Bound on every statement (whole seconds, at least 1 s). */
+        private Duration statementTimeout = Duration.ofSeconds(5);
+        /** Bound on getting a connection from the issuer's own pool (with jdbc-url). */
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        /** How long a grant is remembered for token checks (one row per grant); a lock's current token always is. */
+        private Duration grantRetention = Duration.ofDays(1);
+        /** The name listings show for leases granted here; unset: host/pid. */
+        private String instanceName;
+        /** PostgreSQL: wake the next waiter at once on release (LISTEN/NOTIFY); false behind a transaction-mode pooler. */
+        private boolean notifications = true;
+        /** Apply the issuer's migrations (fencegate_lock_fence, fencegate_lease_grant, fencegate_lease_waiter) at start. */
+        private boolean migrate = true;
+
+        public String getJdbcUrl() { return jdbcUrl; }
+        public void setJdbcUrl(String jdbcUrl) { this.jdbcUrl = jdbcUrl; }
+        public String getUsername() { return username; }
+        public void setUsername(String username) { this.username = username; }
+        public String getPassword() { return password; }
+        public void setPassword(String password) { this.password = password; }
+        public int getPoolSize() { return poolSize; }
+        public void setPoolSize(int poolSize) { this.poolSize = poolSize; }
+        public Duration getStatementTimeout() { return statementTimeout; }
+        public void setStatementTimeout(Duration statementTimeout) { this.statementTimeout = statementTimeout; }
+        public Duration getConnectTimeout() { return connectTimeout; }
+        public void setConnectTimeout(Duration connectTimeout) { this.connectTimeout = connectTimeout; }
+        public Duration getGrantRetention() { return grantRetention; }
+        public void setGrantRetention(Duration grantRetention) { this.grantRetention = grantRetention; }
+        public String getInstanceName() { return instanceName; }
+        public void setInstanceName(String instanceName) { this.instanceName = instanceName; }
+        public boolean isNotifications() { return notifications; }
+        public void setNotifications(boolean notifications) { this.notifications = notifications; }
+        public boolean isMigrate() { return migrate; }
+        public void setMigrate(boolean migrate) { this.migrate = migrate; }
     }
 
     /** Guarded SQL on the application's own DataSource (module fencegate-store-jdbc). */

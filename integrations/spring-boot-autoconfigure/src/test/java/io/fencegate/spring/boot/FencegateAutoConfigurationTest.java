@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fencegate.client.FencegateClient;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
+import io.fencegate.issuer.sql.SqlLeaseIssuer;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -19,7 +20,9 @@ class FencegateAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencegateClientAutoConfiguration.class,
-                    FencegateIssuerAutoConfiguration.class, FencegateJdbcAutoConfiguration.class,
+                    FencegateIssuerAutoConfiguration.class, FencegateZooKeeperIssuerAutoConfiguration.class,
+                    FencegateRedisIssuerAutoConfiguration.class, FencegateSqlIssuerAutoConfiguration.class,
+                    FencegateJdbcAutoConfiguration.class,
                     FencegateHealthAutoConfiguration.class, FencegateShedLockAutoConfiguration.class,
                     FencegateIntegrationAutoConfiguration.class));
 
@@ -89,7 +92,7 @@ class FencegateAutoConfigurationTest {
                 assertThat(context).getFailure().rootCause()
                         .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                         .hasMessageContaining("fencegate.issuer.backend").hasMessageContaining("etcd")
-                        .hasMessageContaining("[redis, zookeeper]"));
+                        .hasMessageContaining("[redis, sql, zookeeper]"));
     }
 
     @Test
@@ -116,7 +119,7 @@ class FencegateAutoConfigurationTest {
                 "fencegate.issuer.zookeeper.connect-string=127.0.0.1:2181")
                 .run(context -> assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("fencegate.issuer.backend")
-                        .hasMessageContaining("found: [redis]")
+                        .hasMessageContaining("found: [redis, sql]")
                         .hasMessageContaining("io.fencegate:fencegate-issuer-zookeeper"));
     }
 
@@ -125,7 +128,66 @@ class FencegateAutoConfigurationTest {
         runner.withClassLoader(new FilteredClassLoader(RedisLeaseIssuer.class))
                 .withPropertyValues("fencegate.issuer.backend=redis")
                 .run(context -> assertThat(context).getFailure().rootCause()
-                        .hasMessageContaining("found: [zookeeper]"));
+                        .hasMessageContaining("found: [sql, zookeeper]"));
+    }
+
+    @Test
+    void sqlChosenOnTheApplicationsDataSourceGivesASqlIssuerAndItsHealthIndicator() {
+        runner.withUserConfiguration(H2DataSource.class)
+                .withPropertyValues("fencegate.jdbc.enabled=false", "fencegate.issuer.backend=sql")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(LeaseIssuer.class).hasBean("fencegateIssuerHealthIndicator");
+                    assertThat(context.getBean(LeaseIssuer.class)).isInstanceOf(SqlLeaseIssuer.class);
+                });
+    }
+
+    @Test
+    void withoutTheSqlModuleTheSqlBackendIsMissingAndSaysWhichModuleToAdd() {
+        ApplicationContextRunner noSql = runner.withClassLoader(new FilteredClassLoader(SqlLeaseIssuer.class));
+        noSql.withUserConfiguration(H2DataSource.class).withPropertyValues("fencegate.jdbc.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaseIssuer.class));
+        noSql.withPropertyValues("fencegate.issuer.backend=sql")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("fencegate.issuer.backend")
+                        .hasMessageContaining("found: [redis, zookeeper]")
+                        .hasMessageContaining("io.fencegate:fencegate-issuer-sql"));
+    }
+
+    @Test
+    void withNoBackendModuleAtAllTheFailureStillSaysWhichModulesToAdd() {
+        runner.withClassLoader(new FilteredClassLoader(SqlLeaseIssuer.class, RedisLeaseIssuer.class, CuratorFramework.class))
+                .withPropertyValues("fencegate.issuer.backend=sql")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("found: []").hasMessageContaining("io.fencegate:fencegate-issuer-sql"));
+    }
+
+    @Test
+    void sqlWithoutADataSourceOrJdbcUrlFailsNamingTheProperty() {
+        runner.withPropertyValues("fencegate.issuer.backend=sql").run(context ->
+                assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("fencegate.issuer.sql.jdbc-url")
+                        .hasMessageContaining("no single DataSource"));
+    }
+
+    @Test
+    void wrongSqlPropertiesFailNamingThePropertyAndTheValue() {
+        ApplicationContextRunner sql = runner.withUserConfiguration(H2DataSource.class)
+                .withPropertyValues("fencegate.jdbc.enabled=false", "fencegate.issuer.backend=sql");
+        sql.withPropertyValues("fencegate.issuer.sql.pool-size=1").run(context ->
+                assertThat(context).getFailure().rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("fencegate.issuer.sql.pool-size").hasMessageContaining("'1'"));
+        sql.withPropertyValues("fencegate.issuer.sql.jdbc-url=postgresql://127.0.0.1/test").run(context ->
+                assertThat(context).getFailure().rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("fencegate.issuer.sql.jdbc-url").hasMessageContaining("postgresql://127.0.0.1/test"));
+        sql.withPropertyValues("fencegate.issuer.sql.statement-timeout=1500ms").run(context ->
+                assertThat(context).getFailure().rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("fencegate.issuer.sql.statement-timeout").hasMessageContaining("whole seconds"));
+        sql.withPropertyValues("fencegate.issuer.sql.grant-retention=0s").run(context ->
+                assertThat(context).getFailure().rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                        .hasMessageContaining("fencegate.issuer.sql.grant-retention"));
     }
 
     @Test

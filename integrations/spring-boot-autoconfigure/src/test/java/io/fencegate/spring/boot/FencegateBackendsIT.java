@@ -44,7 +44,9 @@ class FencegateBackendsIT {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencegateClientAutoConfiguration.class,
-                    FencegateIssuerAutoConfiguration.class, FencegateJdbcAutoConfiguration.class,
+                    FencegateIssuerAutoConfiguration.class, FencegateZooKeeperIssuerAutoConfiguration.class,
+                    FencegateRedisIssuerAutoConfiguration.class, FencegateSqlIssuerAutoConfiguration.class,
+                    FencegateJdbcAutoConfiguration.class,
                     FencegateHealthAutoConfiguration.class))
             .withBean(MeterRegistry.class, SimpleMeterRegistry::new);
 
@@ -128,6 +130,59 @@ class FencegateBackendsIT {
                     });
         } finally {
             deleteRedisKeys(prefix);
+        }
+    }
+
+    @Test
+    void sqlIssuerOnTheApplicationsPostgresGrantsIncreasingTokensBesideTheGuardAndIsHealthy() throws Exception {
+        try (TestDatabases db = TestDatabases.postgres("fg_spring_sql")) {
+            runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                    .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=postgres",
+                            "fencegate.issuer.backend=sql", "fencegate.issuer.sql.pool-size=2",
+                            "fencegate.issuer.sql.instance-name=spring-it")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(((MeteredLeaseIssuer) context.getBean(LeaseIssuer.class)).delegate())
+                                .isInstanceOf(io.fencegate.issuer.sql.SqlLeaseIssuer.class);
+                        long first = holdAndRelease(context, "report/1");
+                        long second = holdAndRelease(context, "report/1");
+                        assertThat(second).isGreaterThan(first);
+                        assertIssuerHealthUp(context);
+                        // The issuer's tables and the guard's live in the application's own schema.
+                        DSLContext sql = DSL.using(context.getBean(javax.sql.DataSource.class), org.jooq.SQLDialect.POSTGRES);
+                        assertThat(sql.fetchValue("SELECT count(*) FROM information_schema.tables WHERE table_schema = ?"
+                                + " AND table_name IN ('fencegate_lock_fence', 'fencegate_fence')", db.name())).isEqualTo(2L);
+                        staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.POSTGRES);
+                    });
+        }
+    }
+
+    @Test
+    void sqlIssuerWithItsOwnPoolOnMariaDbGrantsAndIsHealthy() throws Exception {
+        try (TestDatabases db = TestDatabases.mariadb("fg_spring_sql")) {
+            runner.withPropertyValues("fencegate.issuer.backend=sql", "fencegate.issuer.sql.jdbc-url=" + db.jdbcUrl(),
+                            "fencegate.issuer.sql.username=root", "fencegate.issuer.sql.pool-size=2")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().doesNotHaveBean(javax.sql.DataSource.class);
+                        long first = holdAndRelease(context, "orders/7");
+                        assertThat(holdAndRelease(context, "orders/7")).isGreaterThan(first);
+                        assertIssuerHealthUp(context);
+                    });
+        }
+    }
+
+    @Test
+    void aSqlIssuerWhoseDatabaseIsDownIsReportedDown() throws Exception {
+        // Health on a live issuer whose pool lost its database: the listing fails within the bound.
+        try (TestDatabases db = TestDatabases.mariadb("fg_spring_sql")) {
+            runner.withPropertyValues("fencegate.issuer.backend=sql", "fencegate.issuer.sql.jdbc-url=" + db.jdbcUrl(),
+                            "fencegate.issuer.sql.username=root", "fencegate.issuer.sql.statement-timeout=2s")
+                    .run(context -> {
+                        assertIssuerHealthUp(context);
+                        db.admin("DROP DATABASE " + db.name());
+                        HealthIndicator health = context.getBean("fencegateIssuerHealthIndicator", HealthIndicator.class);
+                        assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+                    });
         }
     }
 
