@@ -2,6 +2,7 @@ package io.fencegate.store.testkit;
 
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
+import io.fencegate.testing.TcpProxy;
 import java.net.InetSocketAddress;
 
 /**

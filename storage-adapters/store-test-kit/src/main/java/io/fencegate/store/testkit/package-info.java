@@ -39,11 +39,10 @@
  * ({@link io.fencegate.store.testkit.OverlappingWriters}), and no batch holding a key twice.
  *
  * <p>Tests use keys under a random prefix per test, so stores of one class may share data.
- * {@link io.fencegate.store.testkit.TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
- * a loopback TCP link for outage tests of an adapter's own;
- * {@link io.fencegate.store.testkit.ScratchDatabase} is a random Postgres schema or MariaDB
- * database on the real servers, dropped at close (the gateway's tests and the nemesis harness use
- * it). The counter test takes its tokens
+ * {@code fencegate-testing}'s {@code TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
+ * a loopback TCP link for outage tests of an adapter's own, and its {@code ScratchDatabase} is a
+ * random Postgres schema or MariaDB database on the shared servers, dropped at close. The counter
+ * test takes its tokens
  * from the real issuer the subclass gives it (fencegate's adapters: a {@code ZooKeeperLeaseIssuer}
  * on an in-process ZooKeeper, from {@code fencegate-issuer-zookeeper} and {@code curator-test}
  * at test scope).

@@ -1,68 +1,42 @@
-package io.fencegate.check.nemesis;
+package io.fencegate.testing;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * A PostgreSQL cluster of the harness's own: {@code initdb} into the run's folder, {@code pg_ctl} as
- * the {@code postgres} user (the server refuses root), TCP on loopback only (no Unix socket: a run
- * folder's path may be too long for one). A crash is {@code pg_ctl -m immediate stop}: no
- * checkpoint, so the restart replays the WAL, and every committed write must come back.
+ * A PostgreSQL cluster of a test's own: {@code initdb} into its folder, {@code pg_ctl} as the
+ * {@code postgres} user (the server refuses root), TCP on loopback only (no Unix socket: a folder's
+ * path may be too long for one), with one schema, {@value #SCHEMA}. A crash is {@code pg_ctl -m
+ * immediate stop}: no checkpoint, so the restart replays the WAL, and every committed write must
+ * come back.
  */
-final class PostgresServer implements DatabaseServer {
-    static final String SCHEMA = "fencegate";
-    private static final int BIND_TRIES = 5;
+public final class PostgresServer extends DatabaseServer {
+    public static final String SCHEMA = "fencegate";
 
-    private final Path dir;
     private final Path data;
     private final Path log;
     private final Path bin;
-    private int port;
     private volatile boolean running;
 
     private PostgresServer(Path dir, Path bin) {
-        this.dir = dir;
+        super("postgres", dir, "postgres");
         this.data = dir.resolve("data");
         this.log = dir.resolve("postgres.log");
         this.bin = bin;
     }
 
-    static PostgresServer start(Path dir) throws Exception {
-        PostgresServer pg = new PostgresServer(dir, binDir());
-        try {
-            pg.open();
-            return pg;
-        } catch (Exception e) {
-            pg.close(); // stops it if it came up, and removes its data
-            throw e;
-        }
+    public static PostgresServer start(Path dir) throws Exception {
+        return started(new PostgresServer(dir, binDir()), PostgresServer::open);
     }
 
     private void open() throws Exception {
         Files.createDirectories(data);
-        DatabaseServer.chown("postgres", dir);
+        Folders.chown("postgres", dir);
         asPostgres(120, "initdb", "-D", data.toString(), "-U", "postgres", "--auth=trust", "--no-sync");
-        for (int attempt = 1; ; attempt++) {
-            port = ChildProcess.freePort();
-            try {
-                launch();
-                break;
-            } catch (IllegalStateException e) {
-                if (attempt == BIND_TRIES || !ChildProcess.bindFailed(log)) {
-                    throw e;
-                }
-                System.err.println("nemesis: postgres port " + port + " was taken; another");
-            }
-        }
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", "postgres", "");
-                Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA " + SCHEMA);
-        }
+        launchOnFreePort("CREATE SCHEMA " + SCHEMA);
     }
 
     /** The newest PostgreSQL installed the Debian way ({@code /usr/lib/postgresql/N/bin}). */
@@ -84,32 +58,33 @@ final class PostgresServer implements DatabaseServer {
         }
     }
 
-    private void launch() throws Exception {
+    @Override
+    protected void launch() throws Exception {
         try {
-            asPostgres(DatabaseServer.START_SECONDS + 5, "pg_ctl", "-D", data.toString(), "-l", log.toString(), "-w", "-t",
-                    Long.toString(DatabaseServer.START_SECONDS), "-o",
-                    "-p " + port + " -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=60", "start");
+            asPostgres(START_SECONDS + 5, "pg_ctl", "-D", data.toString(), "-l", log.toString(), "-w", "-t",
+                    Long.toString(START_SECONDS), "-o",
+                    "-p " + port() + " -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=60", "start");
         } catch (IllegalStateException e) {
-            throw new IllegalStateException("postgres on port " + port + " did not start: " + e.getMessage() + "\n" + tail(), e);
+            throw new IllegalStateException("postgres on port " + port() + " did not start: " + e.getMessage() + "\n" + tail(), e);
         }
         running = true;
         awaitConnectable(jdbcUrl(), () -> { });
     }
 
+    @Override
+    protected boolean bindFailed() {
+        return ChildProcess.bindFailed(log);
+    }
+
     private String asPostgres(long seconds, String tool, String... args) throws Exception {
-        List<String> cmd = new java.util.ArrayList<>(List.of("runuser", "-u", "postgres", "--", bin.resolve(tool).toString()));
+        List<String> cmd = new ArrayList<>(List.of("runuser", "-u", "postgres", "--", bin.resolve(tool).toString()));
         cmd.addAll(List.of(args));
         return ChildProcess.run(seconds, cmd);
     }
 
     @Override
-    public int port() {
-        return port;
-    }
-
-    @Override
-    public String user() {
-        return "postgres";
+    protected String serverUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port() + "/postgres";
     }
 
     @Override
@@ -139,9 +114,9 @@ final class PostgresServer implements DatabaseServer {
             try {
                 asPostgres(60, "pg_ctl", "-D", data.toString(), "-m", "immediate", "stop");
             } catch (IllegalStateException alreadyDown) {
-                System.err.println("nemesis: postgres stop: " + alreadyDown.getMessage());
+                System.err.println("postgres stop: " + alreadyDown.getMessage());
             }
         }
-        DatabaseServer.deleteTree(data); // the log stays beside it, with the run's results
+        Folders.deleteTree(data); // the log stays beside it
     }
 }
