@@ -10,6 +10,7 @@ import io.fencegate.issuer.redis.FileTokenHighWaterMark;
 import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
+import io.fencegate.testing.GatewayProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
