@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
+import io.fencegate.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
@@ -39,14 +40,14 @@ class RedisGroupCommitIT {
     @TempDir
     Path dir;
 
-    private RedisServerProcess server;
+    private RedisServer server;
     private RedisClient client;
     private StatefulRedisConnection<String, String> redis;
     private final List<RedisLeaseIssuer> issuers = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
+        server = RedisServer.start(dir.resolve("redis"));
         client = RedisClient.create(server.uri());
         redis = client.connect();
     }

@@ -2,6 +2,7 @@ package io.fencegate.issuer.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fencegate.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
@@ -33,14 +34,14 @@ class RedisTokenBlockPrefetchIT {
     @TempDir
     Path dir;
 
-    private RedisServerProcess server;
+    private RedisServer server;
     private RedisClient client;
     private StatefulRedisConnection<String, String> redis;
     private final List<RedisLeaseIssuer> issuers = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
+        server = RedisServer.start(dir.resolve("redis"));
         client = RedisClient.create(server.uri());
         redis = client.connect();
     }
