@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * A process a test or harness started. Its output goes to a log file ({@link Launch#logTo}) or is
  * read line by line as it comes ({@link #lines()}, {@link #awaitLine}). Every wait is bounded.
  * Faults are real signals by PID: SIGKILL, SIGSTOP, SIGCONT. Whatever is still running when the
- * JVM exits is killed, so no child outlives a test run.
+ * JVM exits is stopped (SIGTERM, then SIGKILL), so no child outlives a test run.
  */
 public final class ChildProcess implements AutoCloseable {
     /** How many lines {@link #tail()} shows. */
@@ -81,6 +81,7 @@ public final class ChildProcess implements AutoCloseable {
         private Path log;
         private final Map<String, String> env = new java.util.LinkedHashMap<>();
         private final List<String> removeEnvPrefixes = new ArrayList<>();
+        private Listener listener;
 
         private Launch(String name, List<String> command) {
             this.name = name;
@@ -102,6 +103,12 @@ public final class ChildProcess implements AutoCloseable {
         /** Appends its output to {@code log} instead of reading it line by line. */
         public Launch logTo(Path log) {
             this.log = log;
+            return this;
+        }
+
+        /** Also hands every line to {@code listener}, in order, on the thread that reads them. */
+        public Launch listener(Listener listener) {
+            this.listener = listener;
             return this;
         }
 
@@ -131,6 +138,15 @@ public final class ChildProcess implements AutoCloseable {
             line.addAll(List.of("-cp", classpath, mainClass));
             line.addAll(args);
             return line;
+        }
+    }
+
+    /** What hears a child's output as it comes (without a log file). */
+    public interface Listener {
+        void line(String line);
+
+        /** Its output ended: it exited, or closed its output. */
+        default void ended() {
         }
     }
 
@@ -165,9 +181,15 @@ public final class ChildProcess implements AutoCloseable {
                     lines.add(line);
                     lines.notifyAll();
                 }
+                if (launch.listener != null) {
+                    launch.listener.line(line);
+                }
             }
         } catch (IOException ignored) {
             // the process is gone; its exit code tells how
+        }
+        if (launch.listener != null) {
+            launch.listener.ended();
         }
     }
 
@@ -371,11 +393,25 @@ public final class ChildProcess implements AutoCloseable {
         RUNNING.remove(this);
     }
 
+    /** At JVM exit: SIGCONT and SIGTERM to every child still running, SIGKILL to those not gone within 5 s. */
     private static void killAll() {
-        for (ChildProcess p : RUNNING) {
-            if (p.process.isAlive()) {
-                p.process.destroyForcibly(); // SIGKILL ends a stopped process too
+        List<ChildProcess> alive = RUNNING.stream().filter(p -> p.process.isAlive()).toList();
+        for (ChildProcess p : alive) {
+            try {
+                p.signal("CONT"); // a stopped process ignores SIGTERM until continued
+            } catch (IOException | InterruptedException | IllegalStateException e) {
+                // SIGKILL below ends it anyway
             }
+            p.process.destroy();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (ChildProcess p : alive) {
+            try {
+                p.process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            p.process.destroyForcibly();
         }
     }
 

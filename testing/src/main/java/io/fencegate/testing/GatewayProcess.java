@@ -50,7 +50,7 @@ public final class GatewayProcess implements AutoCloseable {
         return of(ChildProcess.command("gateway", command).directory(workDir).withoutEnv("FENCEGATE_").env(env));
     }
 
-    /** A gateway started the way {@code launch} says (its output must not go to a log file). */
+    /** A gateway started the way {@code launch} says. */
     public static GatewayProcess of(ChildProcess.Launch launch) throws IOException {
         return new GatewayProcess(launch.start());
     }
