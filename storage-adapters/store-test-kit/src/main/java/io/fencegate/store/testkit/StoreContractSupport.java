@@ -66,10 +66,14 @@ public abstract class StoreContractSupport {
     }
 
     /**
-     * The real issuer the counter test takes leases from, started by the subclass (the kit depends
-     * on the issuer API only); register it, and any server it needs, with {@link #closeAfter}.
+     * The real issuer the counter test takes leases from, closed after the test: by default a
+     * ZooKeeper issuer on an in-process ZooKeeper ({@code fencegate-issuer-zookeeper} and
+     * {@code curator-test} on the test classpath). Override it for another; register what it
+     * starts with {@link #closeAfter}.
      */
-    protected abstract LeaseIssuer newLeaseIssuer() throws Exception;
+    protected LeaseIssuer newLeaseIssuer() throws Exception {
+        return InProcessZooKeeperIssuer.start(this::closeAfter);
+    }
 
     private final String prefix = "contract-" + UUID.randomUUID().toString().substring(0, 8) + "/";
     private final TestResources resources = new TestResources();
