@@ -21,12 +21,21 @@ public abstract class DatabaseServer implements AutoCloseable {
     protected final Path dir;
     private final String kind;
     private final String user;
+    private final String serverPath;
+    private final String databasePath;
     private int port;
 
-    protected DatabaseServer(String kind, Path dir, String user) {
+    /**
+     * {@code kind} is the JDBC URL's sub-protocol ({@code postgresql}, {@code mariadb}); a URL is
+     * {@code jdbc:KIND://127.0.0.1:PORT} and {@code serverPath} (the server itself) or
+     * {@code databasePath} (its one database or schema).
+     */
+    protected DatabaseServer(String kind, Path dir, String user, String serverPath, String databasePath) {
         this.kind = kind;
         this.dir = dir;
         this.user = user;
+        this.serverPath = serverPath;
+        this.databasePath = databasePath;
     }
 
     public final int port() {
@@ -38,7 +47,9 @@ public abstract class DatabaseServer implements AutoCloseable {
     }
 
     /** The JDBC URL of its one database (or schema), reached through {@code port} (its own, or a proxy's). */
-    public abstract String jdbcUrlVia(int port);
+    public final String jdbcUrlVia(int port) {
+        return "jdbc:" + kind + "://127.0.0.1:" + port + databasePath;
+    }
 
     public final String jdbcUrl() {
         return jdbcUrlVia(port());
@@ -57,7 +68,9 @@ public abstract class DatabaseServer implements AutoCloseable {
     protected abstract boolean bindFailed();
 
     /** The JDBC URL of the server itself (no database or schema of its own yet), on its port. */
-    protected abstract String serverUrl();
+    protected final String serverUrl() {
+        return "jdbc:" + kind + "://127.0.0.1:" + port + serverPath;
+    }
 
     /** Launches it on a free port, and on another if a process took that one first; then runs {@code setupSql}. */
     protected final void launchOnFreePort(String setupSql) throws Exception {

@@ -20,7 +20,7 @@ public final class MariaDbServer extends DatabaseServer {
     private ChildProcess process;
 
     private MariaDbServer(Path dir, Path socketDir) {
-        super("mariadb", dir, "root");
+        super("mariadb", dir, "root", "/", "/" + DATABASE);
         this.data = dir.resolve("data");
         this.socketDir = socketDir;
     }
@@ -58,16 +58,6 @@ public final class MariaDbServer extends DatabaseServer {
     @Override
     protected boolean bindFailed() {
         return process != null && process.bindFailed();
-    }
-
-    @Override
-    protected String serverUrl() {
-        return "jdbc:mariadb://127.0.0.1:" + port() + "/";
-    }
-
-    @Override
-    public String jdbcUrlVia(int port) {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + DATABASE;
     }
 
     @Override

@@ -22,7 +22,7 @@ public final class PostgresServer extends DatabaseServer {
     private volatile boolean running;
 
     private PostgresServer(Path dir, Path bin) {
-        super("postgres", dir, "postgres");
+        super("postgresql", dir, "postgres", "/postgres", "/postgres?currentSchema=" + SCHEMA);
         this.data = dir.resolve("data");
         this.log = dir.resolve("postgres.log");
         this.bin = bin;
@@ -80,16 +80,6 @@ public final class PostgresServer extends DatabaseServer {
         List<String> cmd = new ArrayList<>(List.of("runuser", "-u", "postgres", "--", bin.resolve(tool).toString()));
         cmd.addAll(List.of(args));
         return ChildProcess.run(seconds, cmd);
-    }
-
-    @Override
-    protected String serverUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + port() + "/postgres";
-    }
-
-    @Override
-    public String jdbcUrlVia(int port) {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?currentSchema=" + SCHEMA;
     }
 
     @Override
