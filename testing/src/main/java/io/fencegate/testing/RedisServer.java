@@ -111,13 +111,33 @@ public final class RedisServer implements AutoCloseable {
         cmd.addAll(serverArgs);
         process = ChildProcess.command("redis-" + port, cmd).logTo(dir.resolve("redis-" + port + ".log")).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!"+PONG".equals(command("PING"))) {
+        // Its own answer, not a PONG from another server that held the port (this one then exits).
+        while (!answersAsPid(process.pid())) {
             if (System.nanoTime() > deadline || !process.alive()) {
                 String tail = process.tail();
                 kill();
                 throw new IllegalStateException("redis-server on port " + port + " did not start\n" + tail);
             }
             Thread.sleep(20);
+        }
+    }
+
+    /** Whether the server on {@link #port} says it is process {@code pid} ({@code INFO server}). */
+    private boolean answersAsPid(long pid) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+            socket.setSoTimeout(2000);
+            socket.getOutputStream().write("INFO server\r\n".getBytes(StandardCharsets.UTF_8));
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.UTF_8));
+            for (String line; (line = in.readLine()) != null; ) {
+                if (line.startsWith("process_id:")) {
+                    return line.substring("process_id:".length()).trim().equals(Long.toString(pid));
+                }
+            }
+            return false;
+        } catch (IOException notYet) {
+            return false;
         }
     }
 
