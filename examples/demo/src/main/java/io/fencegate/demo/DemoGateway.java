@@ -19,22 +19,9 @@ import java.util.List;
  * databases and either a ZooKeeper server of the demo's own or the Redis at 127.0.0.1:6379
  * under a random key prefix (removed at the end; never FLUSHALL).
  */
-final class DemoGateway implements AutoCloseable {
+record DemoGateway(GatewayProcess process, EmbeddedZooKeeper zookeeper, String redisPrefix, URI uri,
+        String issuerDescription) implements AutoCloseable {
     static final String REDIS_URI = "redis://127.0.0.1:6379";
-
-    private final GatewayProcess process;
-    private final EmbeddedZooKeeper zookeeper;
-    private final String redisPrefix;
-    final URI uri;
-    final String issuerDescription;
-
-    private DemoGateway(GatewayProcess process, EmbeddedZooKeeper zookeeper, String redisPrefix, URI uri, String issuer) {
-        this.process = process;
-        this.zookeeper = zookeeper;
-        this.redisPrefix = redisPrefix;
-        this.uri = uri;
-        this.issuerDescription = issuer;
-    }
 
     static DemoGateway start(String issuer, Databases db, Path workDir, String redisPrefix) throws Exception {
         List<String> command = new ArrayList<>(List.of("serve", "--port", "0"));

@@ -116,15 +116,15 @@ public final class DemoMain implements Callable<Integer> {
             System.out.printf("fencegate demo: %d buyer processes sell the last %d units under one lock (ttl %d ms, payment %d ms).%n",
                     buyers, stock, ModeRun.TTL_MS, ModeRun.PAYMENT_MS);
             System.out.printf("Buyer 0 is frozen with SIGSTOP in its payment step, past its lease, then SIGCONT.%n");
-            System.out.printf("store: %s · issuer: %s · mode 1 lock: %s%n%n", db.kind, gateway.issuerDescription, lock1);
+            System.out.printf("store: %s · issuer: %s · mode 1 lock: %s%n%n", db.kind, gateway.issuerDescription(), lock1);
             BlockingQueue<BuyerProcess.Event> events = new LinkedBlockingQueue<>();
             String redisLock = issuer == Issuer.redis ? DemoGateway.REDIS_URI + "#" + redisPrefix + "lock:" : "-";
             List<BuyerProcess> processes = new ArrayList<>();
             for (int i = 0; i < buyers; i++) {
-                processes.add(teardown.add(BuyerProcess.start(i, gateway.uri.toString(), db, redisLock, events)));
+                processes.add(teardown.add(BuyerProcess.start(i, gateway.uri().toString(), db, redisLock, events)));
             }
             awaitReady(events, processes);
-            FencegateClient client = FencegateClient.builder(gateway.uri).timeout(Duration.ofSeconds(10)).build();
+            FencegateClient client = FencegateClient.builder(gateway.uri()).timeout(Duration.ofSeconds(10)).build();
             ModeRun runner = new ModeRun(processes, events, db, client);
             List<ModeResult> all = new ArrayList<>();
             boolean asExpected = true;

@@ -17,17 +17,7 @@ import java.util.concurrent.TimeUnit;
  * server connection (pgbouncer 1.18 refuses {@code search_path} as a client's start-up parameter).
  * Runs as user {@code postgres} (pgbouncer will not run as root); stopped by its pid.
  */
-final class PgbouncerProcess implements AutoCloseable {
-
-    private final Path dir;
-    private final ChildProcess process;
-    final int port;
-
-    private PgbouncerProcess(Path dir, ChildProcess process, int port) {
-        this.dir = dir;
-        this.process = process;
-        this.port = port;
-    }
+record PgbouncerProcess(Path dir, ChildProcess process, int port) implements AutoCloseable {
 
     static PgbouncerProcess start(String schema) throws Exception {
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "fg-pgbouncer",
