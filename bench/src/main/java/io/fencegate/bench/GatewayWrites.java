@@ -11,6 +11,7 @@ import io.fencegate.store.GuardRule;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
 import io.fencegate.store.sql.PostgresGuardSql;
+import io.fencegate.testing.GatewayProcess;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.PoolOptions;
@@ -93,15 +94,15 @@ final class GatewayWrites implements AutoCloseable {
                 "    rule: same-lease",
                 "    lock: bench",
                 ""));
-        gateway = GatewayProcess.start(config, workDir);
+        gateway = BenchGateway.start(config, workDir);
         // Idle connections are dropped at 30 s, before the gateway closes them (at twice its 30-s request
         // timeout): with both at 60 s, a connection idle since the c=64 scenario was once reused just as
         // the gateway closed it, failing a later scenario with "Connection was closed".
         web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true).setKeepAliveTimeout(30),
                 new PoolOptions().setHttp1MaxSize(64));
-        client = FencegateClient.builder(gateway.uri).build();
+        client = FencegateClient.builder(gateway.uri()).build();
         // As the client built its own JDK HttpClient before: HTTP/1.1, a direct executor.
-        jdkClient = FencegateClient.builder(gateway.uri).httpClient(HttpClient.newBuilder()
+        jdkClient = FencegateClient.builder(gateway.uri()).httpClient(HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1).executor(Runnable::run).build()).build();
         token = client.acquire("bench", Duration.ofHours(1), Duration.ZERO)
                 .orElseThrow(() -> new IllegalStateException("no lease on the bench lock")).token();
@@ -121,7 +122,7 @@ final class GatewayWrites implements AutoCloseable {
             // Every HTTP client the scenarios measure takes part, not only WebClient: the warm-up also
             // compiles this JVM's side of each (the Java client's async path ran 3x its settled CPU a
             // request in its first 3-s repetition when only WebClient's had been warmed).
-            JitWarmUp.run(web, gateway.port, List.of(gatewayPut("warm-up pg", "pg"), gatewayPut("warm-up maria", "maria"),
+            JitWarmUp.run(web, gateway.port(), List.of(gatewayPut("warm-up pg", "pg"), gatewayPut("warm-up maria", "maria"),
                     clientPut("warm-up client", client), clientPut("warm-up client on JDK", jdkClient)),
                     List.of(1, 16), Duration.ofSeconds(1), jitWarmUp);
         }
@@ -206,7 +207,7 @@ final class GatewayWrites implements AutoCloseable {
         return new AsyncContender(label) {
             @Override
             protected CompletionStage<?> op(int slot) {
-                return web.put(gateway.port, "127.0.0.1", "/v1/stores/" + store + "/items/" + key())
+                return web.put(gateway.port(), "127.0.0.1", "/v1/stores/" + store + "/items/" + key())
                         .putHeader("Fencing-Token", header)
                         .sendBuffer(body)
                         .toCompletionStage()

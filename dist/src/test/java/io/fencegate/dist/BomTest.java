@@ -18,7 +18,7 @@ class BomTest {
     @Test
     void bomListsEveryLibraryModule() throws Exception {
         String bom = Files.readString(REPO.resolve("bom/pom.xml"));
-        for (String folder : List.of("spi", "schema", "token-issuer", "storage-adapters", "gateway", "check", "integrations")) {
+        for (String folder : List.of("spi", "testing", "schema", "token-issuer", "storage-adapters", "gateway", "check", "integrations")) {
             try (Stream<Path> poms = Files.walk(REPO.resolve(folder))) {
                 for (Path pom : poms.filter(p -> p.getFileName().toString().equals("pom.xml"))
                         .filter(p -> !p.toString().contains("/target/")).toList()) {

@@ -2,19 +2,17 @@ package io.fencegate.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
+import io.fencegate.testing.ChildProcess;
+import io.fencegate.testing.GatewayProcess;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,7 +29,6 @@ import org.junit.jupiter.api.Timeout;
  * holds only {@code java} and an empty HOME, so nothing of the build (Maven, ~/.m2, target/) can help.
  */
 class ReleaseArchiveIT {
-    private static final Pattern READY = Pattern.compile("fencegate listening on http://[^:]+:(\\d+) .*");
     private static Unpacked dist;
 
     @BeforeAll
@@ -89,9 +86,7 @@ class ReleaseArchiveIT {
         Result version = run(dist.bare(work, dist.bin.toString(), "version"), 30);
         assertThat(version.exit).as(version.out).isZero();
         assertThat(version.out).contains("fencegate " + System.getProperty("fencegate.version"), "version \"");
-        ProcessBuilder noJava = dist.bare(work, dist.bin.toString(), "version");
-        noJava.environment().put("PATH", work.toString());
-        Result missing = run(noJava, 30);
+        Result missing = run(dist.bare(work, dist.bin.toString(), "version").env(Map.of("PATH", work.toString())), 30);
         assertThat(missing.exit).isEqualTo(127);
         assertThat(missing.out).contains("no Java runtime found");
         Result key = run(dist.bare(work, dist.bin.toString(), "hash-key", "--name", "billing"), 30);
@@ -108,17 +103,14 @@ class ReleaseArchiveIT {
         Path link = Files.createSymbolicLink(links.resolve("fencegate"), dist.bin);
         Path work = dist.work("serve");
 
-        Process serve = dist.bare(work, link.toString(), "serve", "--port", "0").start();
-        Output out = new Output(serve);
+        GatewayProcess serve = GatewayProcess.of(dist.bare(work, link.toString(), "serve", "--port", "0"));
         try {
-            int port = out.awaitPort(120);
+            int port = serve.awaitReady(120).port();
             String url = "http://127.0.0.1:" + port;
 
             // README's walkthrough (curl and jq are the walkthrough's own tools: this process's PATH).
-            ProcessBuilder walk = new ProcessBuilder("bash", repoRoot().resolve("examples/curl/walkthrough.sh").toString())
-                    .redirectErrorStream(true);
-            walk.environment().put("FENCEGATE", url);
-            Result walked = run(walk, 60);
+            Result walked = run(ChildProcess.command("walkthrough", List.of("bash",
+                    repoRoot().resolve("examples/curl/walkthrough.sh").toString())).env(Map.of("FENCEGATE", url)), 60);
             assertThat(walked.exit).as(walked.out).isZero();
             assertThat(walked.out.lines()).as(walked.out)
                     .anyMatch(l -> l.startsWith("{\"applied\":true,") && l.contains("\"previousToken\":0"))
@@ -138,11 +130,10 @@ class ReleaseArchiveIT {
             }
             assertThat(MonitoredMetrics.exported(scrape)).as(scrape).containsAll(MonitoredMetrics.queried());
         } finally {
-            serve.toHandle().destroy(); // SIGTERM
+            serve.terminate(); // SIGTERM
         }
-        assertThat(serve.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        out.reader.join(5000);
-        assertThat(out.all()).contains("fencegate stopping: draining requests in flight", "fencegate stopped");
+        serve.exit(60);
+        assertThat(serve.output()).contains("fencegate stopping: draining requests in flight", "fencegate stopped");
 
         // It wrote only under its working directory: the archive and HOME are as they were.
         assertThat(snapshot(dist.root)).isEqualTo(archiveBefore);
@@ -183,60 +174,10 @@ class ReleaseArchiveIT {
 
     record Result(int exit, String out) {}
 
-    private static Result run(ProcessBuilder builder, long seconds) throws Exception {
-        Process p = builder.redirectErrorStream(true).start();
-        Output out = new Output(p);
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException(builder.command() + " still running after " + seconds + " s: " + out.all());
-        }
-        out.reader.join(5000);
-        return new Result(p.exitValue(), out.all());
-    }
-
-    /** A child's output lines, read as they come. */
-    static final class Output {
-        final Thread reader;
-        private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        private final List<String> seen = Collections.synchronizedList(new ArrayList<>());
-        private final Process process;
-
-        Output(Process process) {
-            this.process = process;
-            reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line; (line = r.readLine()) != null; ) {
-                        seen.add(line);
-                        lines.add(line);
-                    }
-                } catch (IOException ignored) {
-                    // the process is gone
-                }
-            }, "child-output");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        int awaitPort(long seconds) throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (System.nanoTime() < deadline) {
-                String line = lines.poll(100, TimeUnit.MILLISECONDS);
-                if (line != null) {
-                    Matcher m = READY.matcher(line);
-                    if (m.matches()) {
-                        return Integer.parseInt(m.group(1));
-                    }
-                } else if (!process.isAlive()) {
-                    throw new IllegalStateException("exited with " + process.exitValue() + ": " + all());
-                }
-            }
-            throw new IllegalStateException("not ready after " + seconds + " s: " + all());
-        }
-
-        String all() {
-            synchronized (seen) {
-                return String.join("\n", seen);
-            }
+    private static Result run(ChildProcess.Launch launch, long seconds) throws Exception {
+        try (ChildProcess p = launch.start()) {
+            int exit = p.await(seconds);
+            return new Result(exit, p.output());
         }
     }
 }

@@ -1,9 +1,11 @@
 package io.fencegate.dist;
 
+import io.fencegate.testing.ChildProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -49,13 +51,9 @@ final class Unpacked implements AutoCloseable {
     }
 
     /** {@code command args} run from {@code dir} with nothing but PATH (java only) and HOME set. */
-    ProcessBuilder bare(Path dir, String... command) {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-        Map<String, String> env = builder.environment();
-        env.clear();
-        env.put("PATH", onlyJava.toString());
-        env.put("HOME", home.toString());
-        return builder;
+    ChildProcess.Launch bare(Path dir, String... command) {
+        return ChildProcess.command(Path.of(command[0]).getFileName().toString(), List.of(command)).directory(dir)
+                .withoutEnv("").env(Map.of("PATH", onlyJava.toString(), "HOME", home.toString()));
     }
 
     @Override

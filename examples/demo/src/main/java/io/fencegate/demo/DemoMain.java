@@ -108,24 +108,24 @@ public final class DemoMain implements Callable<Integer> {
         try {
             teardown.add(() -> deleteTree(work));
             if (issuer == Issuer.redis) {
-                teardown.add(() -> GatewayProcess.deleteRedisKeys(redisPrefix));
+                teardown.add(() -> DemoGateway.deleteRedisKeys(redisPrefix));
             }
             Databases db = teardown.add(Databases.open(store.name(), work.resolve("gateway-h2").toAbsolutePath().toString(),
                     jdbcUrl, dbUser, dbPassword));
-            GatewayProcess gateway = teardown.add(GatewayProcess.start(issuer.name(), db, work, redisPrefix));
-            String lock1 = issuer == Issuer.redis ? "Redis SET NX PX (" + GatewayProcess.REDIS_URI + ")" : "a gateway lease, token ignored";
+            DemoGateway gateway = teardown.add(DemoGateway.start(issuer.name(), db, work, redisPrefix));
+            String lock1 = issuer == Issuer.redis ? "Redis SET NX PX (" + DemoGateway.REDIS_URI + ")" : "a gateway lease, token ignored";
             System.out.printf("fencegate demo: %d buyer processes sell the last %d units under one lock (ttl %d ms, payment %d ms).%n",
                     buyers, stock, ModeRun.TTL_MS, ModeRun.PAYMENT_MS);
             System.out.printf("Buyer 0 is frozen with SIGSTOP in its payment step, past its lease, then SIGCONT.%n");
-            System.out.printf("store: %s · issuer: %s · mode 1 lock: %s%n%n", db.kind, gateway.issuerDescription, lock1);
+            System.out.printf("store: %s · issuer: %s · mode 1 lock: %s%n%n", db.kind, gateway.issuerDescription(), lock1);
             BlockingQueue<BuyerProcess.Event> events = new LinkedBlockingQueue<>();
-            String redisLock = issuer == Issuer.redis ? GatewayProcess.REDIS_URI + "#" + redisPrefix + "lock:" : "-";
+            String redisLock = issuer == Issuer.redis ? DemoGateway.REDIS_URI + "#" + redisPrefix + "lock:" : "-";
             List<BuyerProcess> processes = new ArrayList<>();
             for (int i = 0; i < buyers; i++) {
-                processes.add(teardown.add(BuyerProcess.start(i, gateway.uri.toString(), db, redisLock, events)));
+                processes.add(teardown.add(BuyerProcess.start(i, gateway.uri().toString(), db, redisLock, events)));
             }
             awaitReady(events, processes);
-            FencegateClient client = FencegateClient.builder(gateway.uri).timeout(Duration.ofSeconds(10)).build();
+            FencegateClient client = FencegateClient.builder(gateway.uri()).timeout(Duration.ofSeconds(10)).build();
             ModeRun runner = new ModeRun(processes, events, db, client);
             List<ModeResult> all = new ArrayList<>();
             boolean asExpected = true;

@@ -2,8 +2,8 @@
  * {@code ./fencegate demo}: the inventory oversell, four ways ({@link io.fencegate.demo.Mode}).
  *
  * <p>{@link io.fencegate.demo.DemoMain} starts the shop's database ({@link io.fencegate.demo.Databases}),
- * the gateway as a process ({@link io.fencegate.demo.GatewayProcess}) and the buyer JVMs
- * ({@link io.fencegate.demo.Buyer}), once, and reuses them for every mode. A buyer reports what it
+ * the gateway as a process ({@link io.fencegate.demo.DemoGateway}, launched by fencegate-testing's
+ * {@code GatewayProcess}) and the buyer JVMs ({@link io.fencegate.demo.Buyer}), once, and reuses them for every mode. A buyer reports what it
  * does as lines on stdout; {@link io.fencegate.demo.ModeRun} counts those lines and reads the
  * stock at the end, so the verdict comes from what customers were told against what the data
  * holds, not from the buyers' own opinion.

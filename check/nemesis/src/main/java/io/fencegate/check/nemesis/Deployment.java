@@ -1,6 +1,11 @@
 package io.fencegate.check.nemesis;
 
-import io.fencegate.store.testkit.TcpProxy;
+import io.fencegate.testing.ChildProcess;
+import io.fencegate.testing.DatabaseServer;
+import io.fencegate.testing.MariaDbServer;
+import io.fencegate.testing.PostgresServer;
+import io.fencegate.testing.RedisServer;
+import io.fencegate.testing.TcpProxy;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -82,7 +87,7 @@ final class Deployment implements AutoCloseable {
             issuer = "issuer: { type: zookeeper, connectString: \"" + zookeeper.connectString()
                     + "\", sessionTimeout: 3s, operationTimeout: 2s }";
         } else {
-            redis = RedisServer.start(dir.resolve("redis"));
+            redis = RedisServer.startWithAof(dir.resolve("redis"));
             redis.snapshot(); // a rollback goes back at least this far
             issuer = "issuer: { type: redis, uri: \"" + redis.uri() + "\", keyPrefix: \"fg-check:\", highWaterMarkUrl: \""
                     + jdbcUrl() + "\", highWaterMarkUser: root }";
@@ -119,7 +124,7 @@ final class Deployment implements AutoCloseable {
         Path config = dir.resolve("gateway" + i + ".yaml");
         Files.writeString(config, "server: { port: " + port + " }\nlimits: { requestTimeout: 3s }\n" + issuer
                 + "\nstores:\n  " + store + "\n");
-        ChildProcess g = ChildProcess.java("gateway" + i + (attempt > 1 ? "-" + attempt : ""), dir,
+        ChildProcess g = HarnessJvm.start("gateway" + i + (attempt > 1 ? "-" + attempt : ""), dir,
                 "io.fencegate.gateway.cli.Main", List.of("-Xmx192m"), List.of("serve", "--config", config.toString()),
                 i == STEPPED_GATEWAY ? clock.environment() : Map.of());
         URI url = URI.create("http://127.0.0.1:" + port + "/");

@@ -2,6 +2,7 @@ package io.fencegate.check.nemesis;
 
 import io.fencegate.check.Clock;
 import io.fencegate.check.Fault;
+import io.fencegate.testing.ChildProcess;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

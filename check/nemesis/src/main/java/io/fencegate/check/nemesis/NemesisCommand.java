@@ -11,19 +11,20 @@ import io.fencegate.check.RunOptions;
 import io.fencegate.check.Runner;
 import io.fencegate.check.Verdict;
 import io.fencegate.check.Workload;
+import io.fencegate.testing.ChildProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code fencegate nemesis}: starts its own deployments (ZooKeeper ensemble + Postgres, Redis +
@@ -203,7 +204,7 @@ public final class NemesisCommand implements Callable<Integer> {
         String urls = String.join(",", d.urls.stream().map(Object::toString).toList());
         long start = Clock.nowUs();
         for (int p = 0; p < CLIENT_PROCESSES; p++) {
-            clients.add(ChildProcess.java("client-" + w.label() + "-" + p, phaseDir, "io.fencegate.check.CheckCommand",
+            clients.add(HarnessJvm.start("client-" + w.label() + "-" + p, phaseDir, "io.fencegate.check.CheckCommand",
                     List.of("-Xmx128m"), List.of("--url", urls, "--workload", w.label(), "--seconds", Integer.toString(seconds),
                             "--clients", Integer.toString(CLIENTS_PER_PROCESS), "--first-client", Integer.toString(p * 1000),
                             "--key-prefix", prefix, "--ttl-ms", Long.toString(ttlMs), "--record-only",

@@ -1,5 +1,6 @@
 package io.fencegate.check.nemesis;
 
+import io.fencegate.testing.ChildProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -63,7 +64,7 @@ final class ZooKeeperEnsemble implements AutoCloseable {
             Files.writeString(cfg, "tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir=" + data + "\nclientPort="
                     + clientPorts.get(i - 1) + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
                     + "4lw.commands.whitelist=srvr\nmaxSessionTimeout=60000\n" + members);
-            servers.add(ChildProcess.java("zk" + i, dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+            servers.add(HarnessJvm.start("zk" + i, dir, "org.apache.zookeeper.server.quorum.QuorumPeerMain",
                     List.of("-Xmx128m", "-Dzookeeper.jmx.log4j.disable=true"), List.of(cfg.toString())));
         }
         long deadline = System.nanoTime() + LEADER_SECONDS * 1_000_000_000L;

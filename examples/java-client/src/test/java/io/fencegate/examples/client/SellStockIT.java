@@ -2,10 +2,9 @@ package io.fencegate.examples.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import io.fencegate.examples.support.ExampleProcess;
-import io.fencegate.examples.support.StockShelf;
+import io.fencegate.examples.support.GatewayShelf;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -15,10 +14,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Java client example as a user runs it, a JVM of its own, against {@code fencegate serve}: it
@@ -28,36 +26,20 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class SellStockIT {
     private static final Pattern LOST = Pattern.compile("lease lost: EXPIRED at (\\d+)");
-    private static ExampleProcess gateway;
-    private static StockShelf shelf;
-    private static FencegateClient client;
-
-    @BeforeAll
-    static void start() throws Exception {
-        gateway = ExampleProcess.gateway();
-        shelf = new StockShelf(gateway.url);
-        client = shelf.client();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (gateway != null) {
-            gateway.close();
-        }
-    }
-
+    @RegisterExtension
+    static final GatewayShelf GATEWAY = new GatewayShelf();
 
     @Test
     void sellsOutAndReleasesTheLease() throws Exception {
-        shelf.stock("stock/gadget", 3);
-        try (ExampleProcess run = ExampleProcess.program(SellStock.class.getName(), gateway.url, "main", "stock/gadget",
+        GATEWAY.shelf().stock("stock/gadget", 3);
+        try (ExampleProcess run = ExampleProcess.program(SellStock.class.getName(), GATEWAY.url(), "main", "stock/gadget",
                 "10", "20")) {
             assertThat(run.awaitExit(60)).as("%s", run.seen).isZero();
             assertThat(run.seen).contains("stopping: sold out", "done: sold 3");
         }
-        assertThat(shelf.stockOf("stock/gadget")).isEqualTo("0");
-        Lease next = client.acquire("main/stock/gadget", Duration.ofSeconds(5), Duration.ZERO).orElseThrow();
-        client.release(next.leaseId());
+        assertThat(GATEWAY.shelf().stockOf("stock/gadget")).isEqualTo("0");
+        Lease next = GATEWAY.client().acquire("main/stock/gadget", Duration.ofSeconds(5), Duration.ZERO).orElseThrow();
+        GATEWAY.client().release(next.leaseId());
     }
 
     /**
@@ -71,8 +53,8 @@ class SellStockIT {
         List<Long> delays = new ArrayList<>();
         for (int run = 0; run < 5; run++) {
             String key = "stock/frozen-" + run;
-            shelf.stock(key, 1000);
-            try (ExampleProcess seller = ExampleProcess.program(SellStock.class.getName(), gateway.url, "main", key,
+            GATEWAY.shelf().stock(key, 1000);
+            try (ExampleProcess seller = ExampleProcess.program(SellStock.class.getName(), GATEWAY.url(), "main", key,
                     "1000", "300", Long.toString(ttlMs))) {
                 seller.awaitLine(Pattern.compile("sold 1 with token \\d+, stock now 999"), 60);
                 seller.awaitLine(Pattern.compile("paying, token \\d+, stock 999"), 10); // freeze it in the payment
@@ -90,7 +72,7 @@ class SellStockIT {
                         .anyMatch(l -> l.startsWith("stopping: "));
                 // Nothing written after the loss: the stock is what the last confirmed sale left.
                 long sold = out.stream().filter(l -> l.startsWith("sold 1")).count();
-                assertThat(shelf.stockOf(key)).isEqualTo(Long.toString(1000 - sold));
+                assertThat(GATEWAY.shelf().stockOf(key)).isEqualTo(Long.toString(1000 - sold));
             }
         }
         List<Long> sorted = new ArrayList<>(delays);

@@ -6,7 +6,7 @@ import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.store.GuardRule;
-import io.fencegate.store.testkit.TcpProxy;
+import io.fencegate.testing.TcpProxy;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;

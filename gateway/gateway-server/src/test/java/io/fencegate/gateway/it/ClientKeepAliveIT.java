@@ -14,7 +14,7 @@ import io.fencegate.gateway.StoreBinding;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.files.FilesGuardedStore;
-import io.fencegate.store.testkit.TcpProxy;
+import io.fencegate.testing.TcpProxy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

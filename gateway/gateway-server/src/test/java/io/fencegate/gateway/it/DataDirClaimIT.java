@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
+import io.fencegate.testing.GatewayProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -42,9 +43,9 @@ class DataDirClaimIT {
         String secondOutput;
         int secondExit;
         long firstPid;
-        try (GatewayProcess first = GatewayProcess.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")
+        try (GatewayProcess first = FencegateScript.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")
                 .awaitReady(90)) {
-            firstPid = first.process.pid();
+            firstPid = first.pid();
             FencegateClient client = client(first);
             takeLeases(client, 20, seen);
             before = tree(work.resolve("data"));
@@ -52,7 +53,7 @@ class DataDirClaimIT {
             secondExit = 0;
             // The user tries twice; the live gateway goes on granting after each refused start.
             for (int attempt = 0; attempt < 2; attempt++) {
-                try (GatewayProcess second = GatewayProcess.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")) {
+                try (GatewayProcess second = FencegateScript.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")) {
                     secondExit = second.exit(90);
                     secondOutput = second.output();
                 }
@@ -65,7 +66,7 @@ class DataDirClaimIT {
             assertThat(first.exit(60)).as(first.output()).isEqualTo(143);
         }
         long next;
-        try (GatewayProcess restarted = GatewayProcess.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")
+        try (GatewayProcess restarted = FencegateScript.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")
                 .awaitReady(90)) {
             Lease lease = client(restarted).acquire(LOCK, Duration.ofSeconds(30), Duration.ofSeconds(30)).orElseThrow();
             next = lease.token();

@@ -7,6 +7,7 @@ import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.Stale;
+import io.fencegate.testing.GatewayProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

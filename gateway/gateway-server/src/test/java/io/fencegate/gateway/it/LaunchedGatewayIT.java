@@ -2,6 +2,7 @@ package io.fencegate.gateway.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fencegate.testing.GatewayProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
@@ -58,7 +59,7 @@ class LaunchedGatewayIT {
     void theLaunchedGatewayServesEveryRouteWithACleanLogAndEveryDocumentedMetric(LaunchedConfig config) throws Exception {
         String scrape;
         try (LaunchedConfig.Running backends = config.start(work);
-                GatewayProcess gw = GatewayProcess.launch(work, JVM_FLAGS, backends.args())) {
+                GatewayProcess gw = FencegateScript.launch(work, JVM_FLAGS, backends.args())) {
             base = gw.awaitReady(90).uri(); // a busy machine takes 10-20 s to start it
             apiKey = backends.adminKey();
             driveEveryRoute();
@@ -189,7 +190,7 @@ class LaunchedGatewayIT {
      * every documented label and label value, and the scrape has no fencegate metric the doc omits.
      */
     private static void assertEveryDocumentedMetricIsScraped(String scrape) throws Exception {
-        String doc = Files.readString(GatewayProcess.repoRoot().resolve("docs/gateway.md"));
+        String doc = Files.readString(FencegateScript.repoRoot().resolve("docs/gateway.md"));
         Matcher m = DOCUMENTED_METRIC.matcher(doc);
         Map<String, String> documented = new LinkedHashMap<>();
         while (m.find()) {
@@ -247,7 +248,7 @@ class LaunchedGatewayIT {
     @Test
     void fencegateJavaOptsIsAJvmFlagAndNoConfigOverride() throws Exception {
         Path config = configWithEmbeddedZooKeeper();
-        try (GatewayProcess gw = GatewayProcess.launch(work, Map.of("FENCEGATE_JAVA_OPTS", "-Xmx256m"),
+        try (GatewayProcess gw = FencegateScript.launch(work, Map.of("FENCEGATE_JAVA_OPTS", "-Xmx256m"),
                 "serve", "--port", "0", "--config", config.toString()).awaitReady(90)) {
             base = gw.uri();
             expect(200, "GET", "/health", null, null);
@@ -264,7 +265,7 @@ class LaunchedGatewayIT {
         Path config = configWithEmbeddedZooKeeper();
         Map<String, String> env = new LinkedHashMap<>(JVM_FLAGS);
         env.put("FENCEGATE_FOO", "1");
-        try (GatewayProcess gw = GatewayProcess.launch(work, env, "serve", "--port", "0", "--config", config.toString())) {
+        try (GatewayProcess gw = FencegateScript.launch(work, env, "serve", "--port", "0", "--config", config.toString())) {
             assertThat(gw.exit(60)).as(gw.output()).isEqualTo(2);
             assertThat(gw.output()).contains("FENCEGATE_FOO: names no config key");
         }

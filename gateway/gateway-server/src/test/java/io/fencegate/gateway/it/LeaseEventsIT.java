@@ -10,6 +10,7 @@ import io.fencegate.issuer.redis.FileTokenHighWaterMark;
 import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
+import io.fencegate.testing.GatewayProcess;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -119,37 +120,24 @@ class LeaseEventsIT {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void killingTheGatewayThatHoldsTheSessionEndsTheLeaseAndTheOtherGatewaysWatcherIsTold() throws Exception {
-        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "events-killed");
-        try (TestingServer zookeeper = new TestingServer(true)) {
-            Path config = work.resolve("fencegate.yaml");
-            Files.createDirectories(work.resolve("docs"));
-            Files.writeString(config, """
-                    server: { port: 0 }
-                    issuer: { type: zookeeper, connectString: "%s", sessionTimeout: 4s, operationTimeout: 3s }
-                    stores:
-                      docs: { type: files, dir: "%s" }
-                    """.formatted(zookeeper.getConnectString(), work.resolve("docs")));
-            LeaseIssuer issuerB = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.getConnectString()).build();
-            try (GatewayProcess a = GatewayProcess.start(work, "serve", "--config", config.toString());
-                    GatewayHarness b = new GatewayHarness(new GatewayOptions(), issuerB, List.of(), List.of(issuerB))) {
-                FencegateClient viaA = FencegateClient.builder(a.awaitReady(90).uri()).timeout(Duration.ofSeconds(20)).build();
-                // A ttl far past the session timeout: only the session's end can end this lease.
-                Lease lease = viaA.acquire("events/killed", Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
-                try (EventStream watch = EventStream.open(b.uri(), lease.leaseId())) {
-                    long killedAt = System.currentTimeMillis();
-                    a.kill();
-                    Event ended = watch.next(30_000);
-                    assertThat(ended.name).isEqualTo("lost");
-                    assertThat(ended.data.getLong("token")).isEqualTo(lease.token());
-                    long ms = ended.receivedAt - killedAt;
-                    System.out.printf("lease-events zookeeper: SIGKILL of the holding gateway told as lost after %d ms "
-                            + "(session timeout 4000 ms)%n", ms);
-                    assertThat(ms).isLessThan(4000 + 2 * 2000 + BOUND_MS);
-                }
-                assertThat(b.client().renew(lease.leaseId())).isEmpty();
+        try (KillableGatewayPair pair = KillableGatewayPair.start("events-killed", "")) {
+            GatewayProcess a = pair.a;
+            GatewayHarness b = pair.b;
+            FencegateClient viaA = pair.viaA;
+            // A ttl far past the session timeout: only the session's end can end this lease.
+            Lease lease = viaA.acquire("events/killed", Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
+            try (EventStream watch = EventStream.open(b.uri(), lease.leaseId())) {
+                long killedAt = System.currentTimeMillis();
+                a.kill();
+                Event ended = watch.next(30_000);
+                assertThat(ended.name).isEqualTo("lost");
+                assertThat(ended.data.getLong("token")).isEqualTo(lease.token());
+                long ms = ended.receivedAt - killedAt;
+                System.out.printf("lease-events zookeeper: SIGKILL of the holding gateway told as lost after %d ms "
+                        + "(session timeout 4000 ms)%n", ms);
+                assertThat(ms).isLessThan(4000 + 2 * 2000 + BOUND_MS);
             }
-        } finally {
-            deleteTree(work);
+            assertThat(b.client().renew(lease.leaseId())).isEmpty();
         }
     }
 

@@ -10,6 +10,7 @@ import io.fencegate.issuer.redis.FileTokenHighWaterMark;
 import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
 import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
+import io.fencegate.testing.GatewayProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -94,40 +95,26 @@ class LockDelayIT {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aLeaseLostWithItsKilledGatewaysSessionDelaysTheNextGrant() throws Exception {
-        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "delay-killed");
-        try (TestingServer zookeeper = new TestingServer(true)) {
-            Path config = work.resolve("fencegate.yaml");
-            Files.createDirectories(work.resolve("docs"));
-            Files.writeString(config, """
-                    server: { port: 0 }
-                    issuer: { type: zookeeper, connectString: "%s", sessionTimeout: 4s, operationTimeout: 3s }
-                    leases:
-                      lockDelay: { "slow/": 3s }
-                    stores:
-                      docs: { type: files, dir: "%s" }
-                    """.formatted(zookeeper.getConnectString(), work.resolve("docs")));
-            LeaseIssuer issuerB = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.getConnectString()).build();
-            try (GatewayProcess a = GatewayProcess.start(work, "serve", "--config", config.toString());
-                    GatewayHarness b = new GatewayHarness(new GatewayOptions(), issuerB, List.of(), List.of(issuerB))) {
-                FencegateClient viaA = FencegateClient.builder(a.awaitReady(90).uri()).timeout(Duration.ofSeconds(20)).build();
-                FencegateClient viaB = b.client();
-                Lease lease = viaA.acquire("slow/killed", Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
-                a.kill();
-                // Wait (through B) for the session to end: the lease is gone once renew says so.
-                long deadline = System.currentTimeMillis() + 30_000;
-                while (viaB.renew(lease.leaseId()).isPresent()) {
-                    assertThat(System.currentTimeMillis()).as("the session ends").isLessThan(deadline);
-                    Thread.sleep(100);
-                }
-                long endSeenAt = System.currentTimeMillis();
-                // B's own config has no delay: the delay is the one the lease was granted with, kept in ZooKeeper.
-                assertThat(viaB.acquire("slow/killed", Duration.ofSeconds(10), Duration.ZERO)).as("inside the delay").isEmpty();
-                Lease next = viaB.acquire("slow/killed", Duration.ofSeconds(10), Duration.ofSeconds(10)).orElseThrow();
-                assertThat(System.currentTimeMillis() - endSeenAt).as("waited about the delay").isBetween(2500L, 6000L);
-                assertThat(next.token()).isGreaterThan(lease.token());
+        String delay = "leases:\n  lockDelay: { \"slow/\": 3s }\n"; // on A only
+        try (KillableGatewayPair pair = KillableGatewayPair.start("delay-killed", delay)) {
+            GatewayProcess a = pair.a;
+            GatewayHarness b = pair.b;
+            FencegateClient viaA = pair.viaA;
+            FencegateClient viaB = b.client();
+            Lease lease = viaA.acquire("slow/killed", Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
+            a.kill();
+            // Wait (through B) for the session to end: the lease is gone once renew says so.
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (viaB.renew(lease.leaseId()).isPresent()) {
+                assertThat(System.currentTimeMillis()).as("the session ends").isLessThan(deadline);
+                Thread.sleep(100);
             }
-        } finally {
-            LeaseEventsIT.deleteTree(work);
+            long endSeenAt = System.currentTimeMillis();
+            // B's own config has no delay: the delay is the one the lease was granted with, kept in ZooKeeper.
+            assertThat(viaB.acquire("slow/killed", Duration.ofSeconds(10), Duration.ZERO)).as("inside the delay").isEmpty();
+            Lease next = viaB.acquire("slow/killed", Duration.ofSeconds(10), Duration.ofSeconds(10)).orElseThrow();
+            assertThat(System.currentTimeMillis() - endSeenAt).as("waited about the delay").isBetween(2500L, 6000L);
+            assertThat(next.token()).isGreaterThan(lease.token());
         }
     }
 }

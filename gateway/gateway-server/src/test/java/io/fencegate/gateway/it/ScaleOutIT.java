@@ -6,6 +6,7 @@ import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.WriteOutcome;
+import io.fencegate.testing.GatewayProcess;
 import io.lettuce.core.RedisClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

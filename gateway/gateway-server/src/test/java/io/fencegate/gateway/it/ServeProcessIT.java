@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
+import io.fencegate.testing.GatewayProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

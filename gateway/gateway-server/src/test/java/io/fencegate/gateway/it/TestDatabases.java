@@ -3,7 +3,7 @@ package io.fencegate.gateway.it;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
-import io.fencegate.store.testkit.ScratchDatabase;
+import io.fencegate.testing.ScratchDatabase;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -7,6 +7,7 @@ import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.WriteOutcome;
+import io.fencegate.testing.GatewayProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,12 +52,12 @@ class WalkthroughIT {
 
     @Test
     void readmeJavaClientSnippetIsTheOneThatRuns() throws Exception {
-        String readme = Files.readString(GatewayProcess.repoRoot().resolve("README.md"));
+        String readme = Files.readString(FencegateScript.repoRoot().resolve("README.md"));
         int intro = readme.indexOf("From Java, through the gateway");
         assertThat(intro).as("README introduces its Java client snippet").isPositive();
         int from = readme.indexOf("```java", intro);
         String snippet = readme.substring(from + "```java".length(), readme.indexOf("```", from + 7)).strip();
-        String source = Files.readString(GatewayProcess.repoRoot()
+        String source = Files.readString(FencegateScript.repoRoot()
                 .resolve("gateway/gateway-server/src/test/java/io/fencegate/gateway/it/WalkthroughIT.java"));
         // README shows the imports the snippet needs; each is one this class compiles with.
         List<String> imports = snippet.lines().filter(l -> l.startsWith("import ")).toList();
@@ -74,8 +75,8 @@ class WalkthroughIT {
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void readmeWalkthroughRunsAsPrinted() throws Exception {
         // The script is examples/curl/walkthrough.sh; README shows it, after its header, as it is.
-        Path file = GatewayProcess.repoRoot().resolve("examples/curl/walkthrough.sh");
-        String readme = Files.readString(GatewayProcess.repoRoot().resolve("README.md"));
+        Path file = FencegateScript.repoRoot().resolve("examples/curl/walkthrough.sh");
+        String readme = Files.readString(FencegateScript.repoRoot().resolve("README.md"));
         int begin = readme.indexOf("<!-- walkthrough:begin -->");
         int end = readme.indexOf("<!-- walkthrough:end -->");
         assertThat(begin).isPositive();

@@ -4,8 +4,6 @@ import static io.fencegate.store.testkit.Stages.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fencegate.issuer.LeaseIssuer;
-import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.store.Applied;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
@@ -14,7 +12,6 @@ import io.fencegate.store.testkit.AbstractGuardedStoreContractTest;
 import io.fencegate.store.testkit.OutageHarness;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -61,13 +58,6 @@ class FilesGuardedStoreIT extends AbstractGuardedStoreContractTest {
     @Override
     protected GuardedStore newStoreNamed(String name, GuardRule rule) {
         return FilesGuardedStore.open(new FilesStoreOptions().root(root.path).name(name).rule(rule));
-    }
-
-    /** The counter test's tokens: a real ZooKeeper issuer on an in-process ZooKeeper, closed after the test. */
-    @Override
-    protected LeaseIssuer newLeaseIssuer() throws Exception {
-        TestingServer zooKeeper = closeAfter(new TestingServer(true));
-        return closeAfter(ZooKeeperLeaseIssuer.builder().connectString(zooKeeper.getConnectString()).build());
     }
 
     /**

@@ -1,7 +1,5 @@
 package io.fencegate.store.jdbc;
 
-import io.fencegate.issuer.LeaseIssuer;
-import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
@@ -9,9 +7,7 @@ import io.fencegate.store.StoreLimits;
 import io.fencegate.store.testkit.AbstractGuardedStoreContractTest;
 import io.fencegate.store.testkit.KeyColumnChecks;
 import io.fencegate.store.testkit.OutageHarness;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,27 +62,10 @@ abstract class AbstractJdbcContractIT extends AbstractGuardedStoreContractTest {
         return limits;
     }
 
-    /** The counter test's tokens: a real ZooKeeper issuer on an in-process ZooKeeper, closed after the test. */
-    @Override
-    protected LeaseIssuer newLeaseIssuer() throws Exception {
-        TestingServer zooKeeper = closeAfter(new TestingServer(true));
-        return closeAfter(ZooKeeperLeaseIssuer.builder().connectString(zooKeeper.getConnectString()).build());
-    }
-
     @Override
     protected OutageHarness outageHarness() {
-        return new OutageHarness() {
-            @Override
-            public InetSocketAddress backend() {
-                return db.backend();
-            }
-
-            @Override
-            public GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) {
-                return JdbcGuardedStore.open(db.options().jdbcUrl(db.urlVia(proxy)).rule(rule).poolSize(2)
-                        .migrate(false).connectTimeout(Duration.ofSeconds(2)).queryTimeout(Duration.ofSeconds(3)));
-            }
-        };
+        return OutageHarness.tcp(db.backend(), (proxy, rule) -> JdbcGuardedStore.open(db.options().jdbcUrl(db.urlVia(proxy))
+                .rule(rule).poolSize(2).migrate(false).connectTimeout(Duration.ofSeconds(2)).queryTimeout(Duration.ofSeconds(3))));
     }
 
     /** fencegate_item.resource and fencegate_fence.resource: VARBINARY(2048) / VARCHAR(2048). */

@@ -1,7 +1,5 @@
 package io.fencegate.store.jdbc;
 
-import io.fencegate.store.GuardRule;
-import io.fencegate.store.GuardedStore;
 import io.fencegate.store.testkit.OutageHarness;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -31,20 +29,10 @@ class H2JdbcGuardedStoreIT extends AbstractJdbcContractIT {
 
     @Override
     protected OutageHarness outageHarness() {
-        return new OutageHarness() {
-            @Override
-            public InetSocketAddress backend() {
-                return new InetSocketAddress("127.0.0.1", tcpServer().getPort());
-            }
-
-            @Override
-            public GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) {
-                return JdbcGuardedStore.open(db.options()
-                        .jdbcUrl("jdbc:h2:tcp://127.0.0.1:" + proxy.getPort() + "/mem:" + db.name())
+        return OutageHarness.tcp(new InetSocketAddress("127.0.0.1", tcpServer().getPort()), (proxy, rule) ->
+                JdbcGuardedStore.open(db.options().jdbcUrl("jdbc:h2:tcp://127.0.0.1:" + proxy.getPort() + "/mem:" + db.name())
                         .rule(rule).poolSize(2).migrate(false)
-                        .connectTimeout(Duration.ofSeconds(2)).queryTimeout(Duration.ofSeconds(3)));
-            }
-        };
+                        .connectTimeout(Duration.ofSeconds(2)).queryTimeout(Duration.ofSeconds(3))));
     }
 
     private synchronized Server tcpServer() {

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Found;
 import io.fencegate.store.StoreUnavailableException;
-import io.fencegate.store.testkit.TcpProxy;
+import io.fencegate.testing.TcpProxy;
 import java.time.Duration;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Timeout;

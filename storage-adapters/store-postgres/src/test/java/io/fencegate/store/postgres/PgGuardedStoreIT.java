@@ -5,8 +5,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fencegate.issuer.LeaseIssuer;
-import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.Applied;
 import io.fencegate.store.Found;
@@ -21,7 +19,6 @@ import io.fencegate.store.testkit.KeyColumnChecks;
 import io.fencegate.store.testkit.OutageHarness;
 import io.fencegate.store.StoreLimits;
 import io.vertx.core.Vertx;
-import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -32,7 +29,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -108,26 +104,10 @@ class PgGuardedStoreIT extends AbstractGuardedStoreContractTest {
         return PgGuardedStore.open(vertx, options(5432, rule).name(name));
     }
 
-    /** The counter test's tokens: a real ZooKeeper issuer on an in-process ZooKeeper, closed after the test. */
-    @Override
-    protected LeaseIssuer newLeaseIssuer() throws Exception {
-        TestingServer zooKeeper = closeAfter(new TestingServer(true));
-        return closeAfter(ZooKeeperLeaseIssuer.builder().connectString(zooKeeper.getConnectString()).build());
-    }
-
     @Override
     protected OutageHarness outageHarness() {
-        return new OutageHarness() {
-            @Override
-            public InetSocketAddress backend() {
-                return new InetSocketAddress("127.0.0.1", 5432);
-            }
-
-            @Override
-            public GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) {
-                return PgGuardedStore.open(vertx, options(proxy.getPort(), rule));
-            }
-        };
+        return OutageHarness.tcp(new java.net.InetSocketAddress("127.0.0.1", 5432),
+                (proxy, rule) -> PgGuardedStore.open(vertx, options(proxy.getPort(), rule)));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.fencegate.store.testkit;
 
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStore;
+import io.fencegate.testing.TcpProxy;
 import java.net.InetSocketAddress;
 
 /**
@@ -68,7 +69,27 @@ public interface OutageHarness {
         };
     }
 
-    /** How an adapter without a TCP link makes an outage. */
+    /** How a TCP adapter opens a store through the suite's proxy. */
+    interface StoreVia {
+        GuardedStore open(InetSocketAddress proxy, GuardRule rule) throws Exception;
+    }
+
+    /** A TCP adapter: its backend at {@code backend}, its stores through the proxy opened by {@code storeVia}. */
+    static OutageHarness tcp(InetSocketAddress backend, StoreVia storeVia) {
+        return new OutageHarness() {
+            @Override
+            public InetSocketAddress backend() {
+                return backend;
+            }
+
+            @Override
+            public GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) throws Exception {
+                return storeVia.open(proxy, rule);
+            }
+        };
+    }
+
+        /** How an adapter without a TCP link makes an outage. */
     interface Opener {
         Outage open(GuardRule rule) throws Exception;
     }

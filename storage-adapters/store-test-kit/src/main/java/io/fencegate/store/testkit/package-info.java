@@ -12,19 +12,18 @@
  *     protected GuardedStore newStore(GuardRule rule)            { return new MyStore(..., rule); }
  *     protected GuardedStore newIndependentStore(GuardRule rule) { return new MyStore(..., rule); } // own pool
  *     protected OutageHarness outageHarness() {
- *         return new OutageHarness() {
- *             public InetSocketAddress backend() { return new InetSocketAddress("127.0.0.1", 5432); }
- *             public GuardedStore storeVia(InetSocketAddress proxy, GuardRule rule) { ... connect to proxy ... }
- *         };
+ *         return OutageHarness.tcp(new InetSocketAddress("127.0.0.1", 5432), (proxy, rule) -> ... connect to proxy ...);
  *         // or, without a TCP link: return OutageHarness.custom(rule -> myOutage(rule));
  *     }
- *     protected LeaseIssuer newLeaseIssuer() throws Exception {      // the counter test's tokens
- *         TestingServer zooKeeper = closeAfter(new TestingServer(true));
- *         return closeAfter(ZooKeeperLeaseIssuer.builder().connectString(zooKeeper.getConnectString()).build());
- *     }
- *     // optional: limits(), outageFailureBound()
+ *     // optional: limits(), outageFailureBound(), newLeaseIssuer() (the counter test's real issuer;
+ *     // by default ZooKeeper on an in-process server: fencegate-issuer-zookeeper and curator-test at test scope)
  * }
  * }</pre>
+ *
+ * <p>The contract's themes are bases in one line, each a file: {@link io.fencegate.store.testkit.GuardContract},
+ * {@link io.fencegate.store.testkit.FencedReadContract}, {@link io.fencegate.store.testkit.ConcurrencyContract},
+ * {@link io.fencegate.store.testkit.OutageContract}, {@link io.fencegate.store.testkit.ClaimContract}; what they
+ * share is {@link io.fencegate.store.testkit.StoreContractSupport}.
  *
  * <p>A store that also offers named statements under a guard row
  * ({@link io.fencegate.store.GuardedStatements}) has a second suite,
@@ -39,13 +38,8 @@
  * ({@link io.fencegate.store.testkit.OverlappingWriters}), and no batch holding a key twice.
  *
  * <p>Tests use keys under a random prefix per test, so stores of one class may share data.
- * {@link io.fencegate.store.testkit.TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
- * a loopback TCP link for outage tests of an adapter's own;
- * {@link io.fencegate.store.testkit.ScratchDatabase} is a random Postgres schema or MariaDB
- * database on the real servers, dropped at close (the gateway's tests and the nemesis harness use
- * it). The counter test takes its tokens
- * from the real issuer the subclass gives it (fencegate's adapters: a {@code ZooKeeperLeaseIssuer}
- * on an in-process ZooKeeper, from {@code fencegate-issuer-zookeeper} and {@code curator-test}
- * at test scope).
+ * {@code fencegate-testing}'s {@code TcpProxy} cuts ({@code cut()}) or freezes ({@code stall()})
+ * a loopback TCP link for outage tests of an adapter's own, and its {@code ScratchDatabase} is a
+ * random Postgres schema or MariaDB database on the shared servers, dropped at close.
  */
 package io.fencegate.store.testkit;

@@ -3,6 +3,7 @@ package io.fencegate.issuer.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
+import io.fencegate.testing.RedisServer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +38,7 @@ class LeaseWatchdogPausedHolderIT {
     @TempDir
     Path dir;
 
-    private RedisServerProcess server;
+    private RedisServer server;
     private Process holder;
 
     @AfterEach
@@ -53,7 +54,7 @@ class LeaseWatchdogPausedHolderIT {
 
     @Test
     void aHolderStoppedPastItsTtlNeverClaimsTheLeaseAfterItContinuesAndLearnsItLostIt() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
+        server = RedisServer.start(dir.resolve("redis"));
         Path mark = dir.resolve("tokens.mark");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         holder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),

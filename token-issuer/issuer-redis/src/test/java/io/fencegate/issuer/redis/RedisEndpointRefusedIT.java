@@ -3,6 +3,7 @@ package io.fencegate.issuer.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fencegate.testing.RedisServer;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,10 +23,10 @@ class RedisEndpointRefusedIT {
 
     @Test
     void replicaEndpointIsRefusedWithAClearError() throws Exception {
-        RedisServerProcess master = RedisServerProcess.start(dir.resolve("master"));
-        RedisServerProcess replica = null;
+        RedisServer master = RedisServer.start(dir.resolve("master"));
+        RedisServer replica = null;
         try {
-            replica = RedisServerProcess.start(dir.resolve("replica"), "--replicaof", "127.0.0.1", Integer.toString(master.port()));
+            replica = RedisServer.start(dir.resolve("replica"), "--replicaof", "127.0.0.1", Integer.toString(master.port()));
             String replicaUri = replica.uri();
             assertThatThrownBy(() -> new RedisLeaseIssuer(options(replicaUri)))
                     .isInstanceOf(UnsupportedRedisDeploymentException.class)
@@ -40,10 +41,10 @@ class RedisEndpointRefusedIT {
 
     @Test
     void sentinelEndpointIsRefusedWithAClearError() throws Exception {
-        RedisServerProcess master = RedisServerProcess.start(dir.resolve("master"));
-        RedisServerProcess sentinel = null;
+        RedisServer master = RedisServer.start(dir.resolve("master"));
+        RedisServer sentinel = null;
         try {
-            sentinel = RedisServerProcess.startSentinel(dir.resolve("sentinel"), master.port());
+            sentinel = RedisServer.startSentinel(dir.resolve("sentinel"), master.port());
             String sentinelUri = sentinel.uri();
             assertThatThrownBy(() -> new RedisLeaseIssuer(options(sentinelUri)))
                     .isInstanceOf(UnsupportedRedisDeploymentException.class)
@@ -54,7 +55,7 @@ class RedisEndpointRefusedIT {
         }
     }
 
-    private static void stopAndCheckGone(RedisServerProcess server) throws InterruptedException {
+    private static void stopAndCheckGone(RedisServer server) throws InterruptedException {
         if (server == null) {
             return;
         }

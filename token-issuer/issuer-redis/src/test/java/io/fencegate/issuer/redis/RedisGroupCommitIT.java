@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,11 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Concurrent acquires and releases go out group-committed (GroupCommit): one script call for all
@@ -31,33 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (GroupCommit keeps two batches in flight), every later one queues behind them.
  */
 @Timeout(120)
-class RedisGroupCommitIT {
+class RedisGroupCommitIT extends OwnRedisServerTest {
 
-    private static final String PREFIX = "fencegate-test:";
     private static final Duration TTL = Duration.ofSeconds(30);
-
-    @TempDir
-    Path dir;
-
-    private RedisServerProcess server;
-    private RedisClient client;
-    private StatefulRedisConnection<String, String> redis;
-    private final List<RedisLeaseIssuer> issuers = new ArrayList<>();
-
-    @BeforeEach
-    void start() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
-        client = RedisClient.create(server.uri());
-        redis = client.connect();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        issuers.forEach(RedisLeaseIssuer::close);
-        redis.close();
-        client.shutdown();
-        server.kill();
-    }
 
     /** 1 + 1 + 64 + 34 acquires (a batch is at most 64), then as many releases: four script calls each. */
     @Test

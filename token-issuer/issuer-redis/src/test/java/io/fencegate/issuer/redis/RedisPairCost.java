@@ -1,6 +1,7 @@
 package io.fencegate.issuer.redis;
 
 import io.fencegate.issuer.Lease;
+import io.fencegate.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.lang.management.ManagementFactory;
@@ -27,7 +28,7 @@ public final class RedisPairCost {
     public static void main(String[] args) throws Exception {
         int pairs = args.length > 0 ? Integer.parseInt(args[0]) : 40_000;
         Path dir = Files.createTempDirectory("fencegate-pair-cost");
-        RedisServerProcess server = RedisServerProcess.start(dir.resolve("redis"));
+        RedisServer server = RedisServer.start(dir.resolve("redis"));
         RedisClient client = RedisClient.create(server.uri());
         try (StatefulRedisConnection<String, String> stats = client.connect();
              RedisLeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(server.uri())

@@ -2,6 +2,7 @@ package io.fencegate.issuer.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fencegate.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -34,7 +35,7 @@ class RedisReplicationRoundTripIT {
     @TempDir
     Path dir;
 
-    private final List<RedisServerProcess> servers = new ArrayList<>();
+    private final List<RedisServer> servers = new ArrayList<>();
     private final List<RedisLeaseIssuer> issuers = new ArrayList<>();
     private final List<RedisClient> clients = new ArrayList<>();
 
@@ -42,7 +43,7 @@ class RedisReplicationRoundTripIT {
     void stop() throws Exception {
         issuers.forEach(RedisLeaseIssuer::close);
         clients.forEach(RedisClient::shutdown);
-        for (RedisServerProcess server : servers) {
+        for (RedisServer server : servers) {
             server.kill();
             assertThat(server.isAlive()).isFalse();
         }
@@ -51,8 +52,8 @@ class RedisReplicationRoundTripIT {
     /** The reproduction: 1–5 reach the replica, it detaches, 6–10, the master follows it and is promoted. */
     @Test
     void aNewIssuerNeverRepeatsTokensAfterTheMasterFollowedItsFormerReplica() throws Exception {
-        RedisServerProcess master = server("master");
-        RedisServerProcess replica = server("replica", "--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        RedisServer master = server("master");
+        RedisServer replica = server("replica", "--replicaof", "127.0.0.1", Integer.toString(master.port()));
         RedisLeaseIssuer first = newIssuer(master);
         List<Long> before = grants(first, 5);
         replicated(master, replica);
@@ -76,8 +77,8 @@ class RedisReplicationRoundTripIT {
      */
     @Test
     void anIssuerSkippingTheRunCheckNeverRepeatsTokensAfterAReplicationRoundTrip() throws Exception {
-        RedisServerProcess master = server("master");
-        RedisServerProcess replica = server("replica", "--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        RedisServer master = server("master");
+        RedisServer replica = server("replica", "--replicaof", "127.0.0.1", Integer.toString(master.port()));
         RedisLeaseIssuer armed = newIssuer(master);
         List<Long> before = new ArrayList<>();
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
@@ -101,8 +102,8 @@ class RedisReplicationRoundTripIT {
      */
     @Test
     void tokensNeverRepeatAfterTheMasterFollowedAnUnrelatedServer() throws Exception {
-        RedisServerProcess master = server("master");
-        RedisServerProcess other = server("other");
+        RedisServer master = server("master");
+        RedisServer other = server("other");
         RedisLeaseIssuer first = newIssuer(master);
         List<Long> before = grants(first, 5);
         followAndComeBack(master, other);
@@ -118,10 +119,10 @@ class RedisReplicationRoundTripIT {
      */
     @Test
     void anAttachingReplicaMovesTheCounterUpOnceNotOnEveryAcquire() throws Exception {
-        RedisServerProcess master = server("master");
+        RedisServer master = server("master");
         RedisLeaseIssuer first = newIssuer(master);
         List<Long> before = grants(first, 3);
-        RedisServerProcess replica = server("replica", "--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        RedisServer replica = server("replica", "--replicaof", "127.0.0.1", Integer.toString(master.port()));
         replicated(master, replica);
         List<Long> after = grants(newIssuer(master), 3);
         assertThat(after.get(0)).as("before: %s", before).isGreaterThan(before.get(2));
@@ -138,17 +139,17 @@ class RedisReplicationRoundTripIT {
     }
 
     /** Waits until the replica has applied everything the master wrote. */
-    private void replicated(RedisServerProcess master, RedisServerProcess replica) {
+    private void replicated(RedisServer master, RedisServer replica) {
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> linkUp(replica)
                 && cli(master).get(PREFIX + "token-counter").equals(cli(replica).get(PREFIX + "token-counter")));
     }
 
-    private void detach(RedisServerProcess replica) {
+    private void detach(RedisServer replica) {
         assertThat(cli(replica).replicaofNoOne()).isEqualTo("OK");
     }
 
     /** REPLICAOF {@code source}, wait for the full sync, then REPLICAOF NO ONE: same process, other data. */
-    private void followAndComeBack(RedisServerProcess master, RedisServerProcess source) {
+    private void followAndComeBack(RedisServer master, RedisServer source) {
         String runBefore = RedisEndpointCheck.infoField(cli(master).info("server"), "run_id");
         assertThat(cli(master).replicaof("127.0.0.1", source.port())).isEqualTo("OK");
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> linkUp(master));
@@ -157,24 +158,24 @@ class RedisReplicationRoundTripIT {
                 .isEqualTo(runBefore);
     }
 
-    private boolean linkUp(RedisServerProcess server) {
+    private boolean linkUp(RedisServer server) {
         return "up".equals(RedisEndpointCheck.infoField(cli(server).info("replication"), "master_link_status"));
     }
 
-    private RedisCommands<String, String> cli(RedisServerProcess server) {
+    private RedisCommands<String, String> cli(RedisServer server) {
         RedisClient client = RedisClient.create(server.uri());
         clients.add(client);
         StatefulRedisConnection<String, String> connection = client.connect();
         return connection.sync();
     }
 
-    private RedisServerProcess server(String name, String... args) throws IOException, InterruptedException {
-        RedisServerProcess server = RedisServerProcess.start(dir.resolve(name), args);
+    private RedisServer server(String name, String... args) throws IOException, InterruptedException {
+        RedisServer server = RedisServer.start(dir.resolve(name), args);
         servers.add(server);
         return server;
     }
 
-    private RedisLeaseIssuer newIssuer(RedisServerProcess server) throws IOException {
+    private RedisLeaseIssuer newIssuer(RedisServer server) throws IOException {
         Files.createDirectories(dir.resolve("marks"));
         RedisLeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(server.uri()).keyPrefix(PREFIX)
                 .commandTimeout(Duration.ofSeconds(1))

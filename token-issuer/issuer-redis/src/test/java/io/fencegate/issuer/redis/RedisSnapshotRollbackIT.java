@@ -3,6 +3,7 @@ package io.fencegate.issuer.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
+import io.fencegate.testing.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ class RedisSnapshotRollbackIT {
     @TempDir
     Path dir;
 
-    private RedisServerProcess server;
+    private RedisServer server;
     private final List<RedisLeaseIssuer> issuers = new ArrayList<>();
 
     @AfterEach
@@ -60,13 +61,13 @@ class RedisSnapshotRollbackIT {
 
     /** Runs {@code scenario} on a server whose snapshot is an RDB file written by SAVE. */
     private void fromOlderRdbSnapshot(Rollback scenario) throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
+        server = RedisServer.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
         scenario.run(() -> assertThat(server.command("SAVE")).isEqualTo("+OK"), () -> { });
     }
 
     /** Runs {@code scenario} on a server in AOF mode, its snapshot a copy of the AOF. */
     private void fromOlderAppendOnlyFile(Rollback scenario) throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"), "--appendonly", "yes", "--appendfsync", "everysec");
+        server = RedisServer.start(dir.resolve("redis"), "--appendonly", "yes", "--appendfsync", "everysec");
         Path aof = dir.resolve("redis/appendonlydir");
         Path older = dir.resolve("aof-at-snapshot");
         // Redis writes the AOF before it replies, so a copy taken now holds exactly the grants so far;
@@ -154,7 +155,7 @@ class RedisSnapshotRollbackIT {
      */
     @Test
     void counterNeverFallsBelowATokenThisIssuerHandedOut() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb", "--enable-debug-command", "yes");
+        server = RedisServer.start(dir.resolve("redis"), "--dbfilename", "dump.rdb", "--enable-debug-command", "yes");
         RedisLeaseIssuer running = newIssuer();
         List<Long> before = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -177,7 +178,7 @@ class RedisSnapshotRollbackIT {
      */
     @Test
     void swapdbToADatabaseWithoutTheCounterNeverRepeatsTokens() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
+        server = RedisServer.start(dir.resolve("redis"));
         RedisLeaseIssuer running = newIssuer();
         List<Long> before = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -195,7 +196,7 @@ class RedisSnapshotRollbackIT {
      */
     @Test
     void aLeaseRestoredFromAnOlderSnapshotCannotBeRenewed() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
+        server = RedisServer.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
         RedisLeaseIssuer running = newIssuer();
         Lease old = acquire(running).orElseThrow();
         assertThat(server.command("SAVE")).isEqualTo("+OK");

@@ -2,8 +2,6 @@ package io.fencegate.issuer.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,11 +10,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The next token block is reserved in the background, before the current one runs out: acquires
@@ -24,35 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
  * does not cover, whenever Redis loses its data. Runs on its own redis-server.
  */
 @Timeout(120)
-class RedisTokenBlockPrefetchIT {
+class RedisTokenBlockPrefetchIT extends OwnRedisServerTest {
 
-    private static final String PREFIX = "fencegate-test:";
     private static final String LOCK = "orders/7";
     private static final long BLOCK = 10;
-
-    @TempDir
-    Path dir;
-
-    private RedisServerProcess server;
-    private RedisClient client;
-    private StatefulRedisConnection<String, String> redis;
-    private final List<RedisLeaseIssuer> issuers = new ArrayList<>();
-
-    @BeforeEach
-    void start() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
-        client = RedisClient.create(server.uri());
-        redis = client.connect();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        issuers.forEach(RedisLeaseIssuer::close);
-        redis.close();
-        client.shutdown();
-        server.kill();
-        assertThat(server.isAlive()).isFalse();
-    }
 
     /** ... and when one still has to wait (the reservation ahead was too slow), blocks grow. */
     @Test

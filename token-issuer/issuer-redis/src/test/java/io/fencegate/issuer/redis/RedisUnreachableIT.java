@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
+import io.fencegate.testing.ChildProcess;
+import io.fencegate.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -25,7 +27,7 @@ class RedisUnreachableIT {
     @TempDir
     Path dir;
 
-    private RedisServerProcess server;
+    private RedisServer server;
 
     @AfterEach
     void stopServer() throws InterruptedException {
@@ -43,7 +45,7 @@ class RedisUnreachableIT {
 
     @Test
     void closedPortFailsConstructionFastWithAClearError() throws Exception {
-        String uri = "redis://127.0.0.1:" + RedisServerProcess.freePort();
+        String uri = "redis://127.0.0.1:" + ChildProcess.freePort();
         long start = System.nanoTime();
         assertThatThrownBy(() -> new RedisLeaseIssuer(options(uri)))
                 .isInstanceOf(IssuerUnavailableException.class)
@@ -54,7 +56,7 @@ class RedisUnreachableIT {
 
     @Test
     void killedServerFailsAcquireAndWaitersFastThenIssuerRecoversAfterRestart() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
+        server = RedisServer.start(dir.resolve("redis"));
         try (RedisLeaseIssuer issuer = new RedisLeaseIssuer(options(server.uri()))) {
             Lease before = await(issuer.acquire("held", Duration.ofSeconds(60), Duration.ZERO)).orElseThrow();
             CompletableFuture<Optional<Lease>> waiter = issuer.acquire("held", Duration.ofSeconds(5), Duration.ofSeconds(60))
@@ -76,7 +78,7 @@ class RedisUnreachableIT {
 
     @Test
     void silentServerTimesOutAtTheCommandTimeout() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
+        server = RedisServer.start(dir.resolve("redis"));
         try (RedisLeaseIssuer issuer = new RedisLeaseIssuer(options(server.uri()))) {
             await(issuer.acquire("x", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
             signal("STOP", server.pid()); // accepts TCP, never answers

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
+import io.fencegate.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ abstract class TokenCounterLossContract {
     @TempDir
     Path dir;
 
-    RedisServerProcess server;
+    RedisServer server;
     private RedisLeaseIssuer first;
     private RedisLeaseIssuer second;
 
@@ -52,7 +53,7 @@ abstract class TokenCounterLossContract {
 
     @BeforeEach
     void start() throws Exception {
-        server = RedisServerProcess.start(dir.resolve("redis"));
+        server = RedisServer.start(dir.resolve("redis"));
         first = newIssuer();
         second = newIssuer();
     }

@@ -1,13 +1,14 @@
 package io.fencegate.issuer.sql;
 
+import io.fencegate.testing.ChildProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,17 +17,7 @@ import java.util.concurrent.TimeUnit;
  * server connection (pgbouncer 1.18 refuses {@code search_path} as a client's start-up parameter).
  * Runs as user {@code postgres} (pgbouncer will not run as root); stopped by its pid.
  */
-final class PgbouncerProcess implements AutoCloseable {
-
-    private final Path dir;
-    private final Process process;
-    final int port;
-
-    private PgbouncerProcess(Path dir, Process process, int port) {
-        this.dir = dir;
-        this.process = process;
-        this.port = port;
-    }
+record PgbouncerProcess(Path dir, ChildProcess process, int port) implements AutoCloseable {
 
     static PgbouncerProcess start(String schema) throws Exception {
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "fg-pgbouncer",
@@ -35,10 +26,7 @@ final class PgbouncerProcess implements AutoCloseable {
         Files.writeString(dir.resolve("users.txt"), "\"postgres\" \"\"\n");
         IOException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
-            int port;
-            try (ServerSocket probe = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-                port = probe.getLocalPort(); // may be taken before pgbouncer binds it: retried below
-            }
+            int port = ChildProcess.freePort(); // may be taken before pgbouncer binds it: retried below
             Files.writeString(dir.resolve("pgbouncer.ini"), """
                     [databases]
                     fg = host=127.0.0.1 port=5432 dbname=test user=postgres connect_query='SET search_path TO %s'
@@ -56,8 +44,8 @@ final class PgbouncerProcess implements AutoCloseable {
                     logfile = %s
                     """.formatted(schema, port, dir.resolve("users.txt"), dir.resolve("pid"), dir.resolve("log")),
                     StandardCharsets.UTF_8);
-            Process process = new ProcessBuilder("runuser", "-u", "postgres", "--", "pgbouncer", dir.resolve("pgbouncer.ini").toString())
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile()).start();
+            ChildProcess process = ChildProcess.command("pgbouncer", List.of("runuser", "-u", "postgres", "--", "pgbouncer",
+                    dir.resolve("pgbouncer.ini").toString())).logTo(dir.resolve("out")).start();
             PgbouncerProcess bouncer = new PgbouncerProcess(dir, process, port);
             if (bouncer.awaitListening()) {
                 return bouncer;
@@ -75,7 +63,7 @@ final class PgbouncerProcess implements AutoCloseable {
 
     private boolean awaitListening() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (System.nanoTime() < deadline && process.isAlive()) {
+        while (System.nanoTime() < deadline && process.alive()) {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 500);
                 return true;
@@ -102,8 +90,7 @@ final class PgbouncerProcess implements AutoCloseable {
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
             ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(10, TimeUnit.SECONDS).join());
         }
-        process.destroy();
-        process.waitFor(10, TimeUnit.SECONDS);
+        process.close();
         try (var files = Files.list(dir)) {
             for (Path p : files.toList()) {
                 Files.deleteIfExists(p);

@@ -1,6 +1,6 @@
 package io.fencegate.issuer.sql;
 
-import io.fencegate.store.testkit.ScratchDatabase;
+import io.fencegate.testing.ScratchDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;

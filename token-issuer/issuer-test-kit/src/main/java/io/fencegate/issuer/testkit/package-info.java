@@ -14,7 +14,9 @@
  * <p>The suite proves mutual exclusion, strictly increasing tokens, waiting, expiry, renew and
  * release from any instance, {@code wasGranted}, the one lock-name rule
  * ({@link io.fencegate.issuer.LockNames}) and that a closed issuer fails every call with
- * {@link io.fencegate.issuer.IssuerUnavailableException}. {@code ZooKeeperLeaseIssuerIT} and
+ * {@link io.fencegate.issuer.IssuerUnavailableException}, in themed bases:
+ * {@link io.fencegate.issuer.testkit.GrantContract}, {@link io.fencegate.issuer.testkit.WaitingContract},
+ * {@link io.fencegate.issuer.testkit.ExpiryContract} and {@link io.fencegate.issuer.testkit.RefusalContract}. {@code ZooKeeperLeaseIssuerIT} and
  * {@code RedisLeaseIssuerIT} extend it.
  */
 package io.fencegate.issuer.testkit;

@@ -1,4 +1,4 @@
-package io.fencegate.store.testkit;
+package io.fencegate.testing;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -6,18 +6,12 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
+import io.fencegate.testing.GatewayProcess;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code fencegate serve} as a child process, as a user runs it: the embedded default (its own
@@ -26,27 +20,12 @@ import java.util.regex.Pattern;
  * under a random key prefix (removed at the end; never FLUSHALL), or the SQL issuer in the
  * store's own database (dropped with it).
  */
-final class GatewayProcess implements AutoCloseable {
+record DemoGateway(GatewayProcess process, EmbeddedZooKeeper zookeeper, String redisPrefix, URI uri,
+        String issuerDescription) implements AutoCloseable {
     static final String REDIS_URI = "redis://127.0.0.1:6379";
-    private static final Pattern READY = Pattern.compile("fencegate listening on http://127\\.0\\.0\\.1:(\\d+) .*");
 
-    private final Process process;
-    private final EmbeddedZooKeeper zookeeper;
-    private final String redisPrefix;
-    final URI uri;
-    final String issuerDescription;
-
-    private GatewayProcess(Process process, EmbeddedZooKeeper zookeeper, String redisPrefix, URI uri, String issuer) {
-        this.process = process;
-        this.zookeeper = zookeeper;
-        this.redisPrefix = redisPrefix;
-        this.uri = uri;
-        this.issuerDescription = issuer;
-    }
-
-    static GatewayProcess start(String issuer, Databases db, Path workDir, String redisPrefix) throws Exception {
-        List<String> command = new ArrayList<>(List.of(javaBin(), "-XX:TieredStopAtLevel=1", "-Xmx256m", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"), "io.fencegate.gateway.cli.Main", "serve", "--port", "0"));
+    static DemoGateway start(String issuer, Databases db, Path workDir, String redisPrefix) throws Exception {
+        List<String> command = new ArrayList<>(List.of("serve", "--port", "0"));
         EmbeddedZooKeeper zookeeper = null;
         String description;
         if (issuer.equals("zookeeper") && db.gatewayUrl.startsWith("jdbc:h2:")) {
@@ -78,9 +57,18 @@ final class GatewayProcess implements AutoCloseable {
             Files.writeString(config, yaml);
             command.addAll(List.of("--config", config.toString()));
         }
-        Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start();
-        URI uri = awaitReady(process, 60);
-        return new GatewayProcess(process, zookeeper, issuer.equals("redis") ? redisPrefix : null, uri, description);
+        GatewayProcess process = GatewayProcess.java(workDir, List.of("-XX:TieredStopAtLevel=1", "-Xmx256m", "-Xshare:auto"),
+                command.toArray(String[]::new));
+        try {
+            URI uri = process.awaitReady(60).uri();
+            return new DemoGateway(process, zookeeper, issuer.equals("redis") ? redisPrefix : null, uri, description);
+        } catch (RuntimeException | InterruptedException e) {
+            process.close();
+            if (zookeeper != null) {
+                zookeeper.close();
+            }
+            throw new IllegalStateException("the gateway did not start: " + e.getMessage(), e);
+        }
     }
 
     /** {@code password: "…"} at {@code indent}, if the database has a password. */
@@ -96,58 +84,9 @@ final class GatewayProcess implements AutoCloseable {
                 : Databases.where(jdbcUrl);
     }
 
-    /** Reads until the "listening" line; the rest of its output is drained so it never blocks. */
-    private static URI awaitReady(Process process, int seconds) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        List<String> seen = new ArrayList<>();
-        Thread reader = new Thread(() -> {
-            try {
-                for (String line; (line = out.readLine()) != null; ) {
-                    synchronized (seen) {
-                        seen.add(line);
-                        seen.notifyAll();
-                    }
-                }
-            } catch (IOException ignored) {
-                // the gateway is gone; close() reports nothing more
-            }
-        }, "demo-gateway-output");
-        reader.setDaemon(true);
-        reader.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        synchronized (seen) {
-            while (System.nanoTime() < deadline) {
-                for (String line : seen) {
-                    Matcher m = READY.matcher(line);
-                    if (m.matches()) {
-                        return URI.create("http://127.0.0.1:" + m.group(1) + "/");
-                    }
-                }
-                if (!process.isAlive()) {
-                    break;
-                }
-                seen.wait(100);
-            }
-            process.destroyForcibly();
-            throw new IllegalStateException("the gateway did not start: " + String.join("\n", seen));
-        }
-    }
-
-    static String javaBin() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
     @Override
-    public void close() {
-        process.destroy(); // SIGTERM: the gateway drains and closes its sessions
-        try {
-            if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+    public void close() throws Exception {
+        process.close(); // SIGTERM: the gateway drains and closes its sessions
         if (zookeeper != null) {
             zookeeper.close();
         }

@@ -1,4 +1,4 @@
-package io.fencegate.store.testkit;
+package io.fencegate.testing;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -7,7 +7,7 @@ import java.sql.Statement;
 import java.util.UUID;
 
 /**
- * A database of its own on the real servers (127.0.0.1): a random Postgres schema in {@code test}
+ * A database of its own on the shared servers (127.0.0.1): a random Postgres schema in {@code test}
  * or a random MariaDB database, created by {@link #create} and dropped with all it holds by
  * {@link #close()}, so suites sharing the servers never see each other's rows. The JDBC drivers
  * come from the caller's classpath.
