@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fencegate.check.CheckCommand;
 import io.fencegate.check.Report;
+import io.fencegate.testing.GatewayProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,8 +42,8 @@ class PostgresOnlyDeploymentIT {
                     "FENCEGATE_STORES_MAIN_HOST", "127.0.0.1", "FENCEGATE_STORES_MAIN_DATABASE", "test",
                     "FENCEGATE_STORES_MAIN_SCHEMA", db.name, "FENCEGATE_STORES_MAIN_USER", db.user(),
                     "FENCEGATE_STORES_MAIN_PASSWORD", "unused");
-            try (GatewayProcess a = GatewayProcess.launch(work, env, "serve", "--config", config.toString(), "--port", "0");
-                    GatewayProcess b = GatewayProcess.launch(work, env, "serve", "--config", config.toString(), "--port", "0")) {
+            try (GatewayProcess a = FencegateScript.launch(work, env, "serve", "--config", config.toString(), "--port", "0");
+                    GatewayProcess b = FencegateScript.launch(work, env, "serve", "--config", config.toString(), "--port", "0")) {
                 a.awaitReady(120);
                 b.awaitReady(120);
                 for (GatewayProcess gw : List.of(a, b)) {
@@ -70,7 +71,7 @@ class PostgresOnlyDeploymentIT {
 
     /** The YAML block between the markers of docs/gateway.md. */
     private static String documentedConfig() throws Exception {
-        String page = Files.readString(GatewayProcess.repoRoot().resolve("docs/gateway.md"));
+        String page = Files.readString(FencegateScript.repoRoot().resolve("docs/gateway.md"));
         int begin = page.indexOf(BEGIN);
         int end = page.indexOf(END);
         assertThat(begin).as("docs/gateway.md marks its PostgreSQL-only config").isPositive();
@@ -80,7 +81,7 @@ class PostgresOnlyDeploymentIT {
 
     /** README's walkthrough (examples/curl/walkthrough.sh, which WalkthroughIT holds to README) through one gateway. */
     private static void walkthrough(GatewayProcess gw, boolean firstWrite) throws Exception {
-        Path script = GatewayProcess.repoRoot().resolve("examples/curl/walkthrough.sh");
+        Path script = FencegateScript.repoRoot().resolve("examples/curl/walkthrough.sh");
         ProcessBuilder bash = new ProcessBuilder("bash", script.toString()).redirectErrorStream(true);
         bash.environment().put("FENCEGATE", gw.uri().toString().replaceAll("/$", ""));
         Process run = bash.start();
