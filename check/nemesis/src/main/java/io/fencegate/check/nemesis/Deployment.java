@@ -17,7 +17,8 @@ import java.util.Map;
  * A fencegate deployment the harness owns: an issuer backend (a 3-process ZooKeeper ensemble, its
  * own redis-server, or the database itself for the {@code sql} issuer), a database server of its
  * own (PostgreSQL or MariaDB, never the shared one) reached through a {@link TcpProxy}, and two
- * gateway processes, the second one on a clock the harness can step. Every process and data folder goes when it closes, also on Ctrl-C.
+ * gateway processes, the second one on a clock the harness can step. Every process and data folder
+ * goes when it closes, also on Ctrl-C.
  */
 final class Deployment implements AutoCloseable {
     enum Backend {
@@ -92,8 +93,8 @@ final class Deployment implements AutoCloseable {
             case REDIS_MARIADB -> {
                 redis = RedisServer.start(dir.resolve("redis"));
                 redis.snapshot(); // a rollback goes back at least this far
-                java.util.Arrays.fill(issuers, "issuer: { type: redis, uri: \"" + redis.uri() + "\", keyPrefix: \"fg-check:\", highWaterMarkUrl: \""
-                        + jdbcUrl() + "\", highWaterMarkUser: root }");
+                java.util.Arrays.fill(issuers, "issuer: { type: redis, uri: \"" + redis.uri() + "\", keyPrefix: \"fg-check:\","
+                        + " highWaterMarkUrl: \"" + jdbcUrl() + "\", highWaterMarkUser: root }");
                 java.util.Arrays.fill(stores, jdbcStore);
             }
             case SQL_POSTGRES -> {
