@@ -164,6 +164,26 @@ final class Deployment implements AutoCloseable {
         return database.jdbcUrl();
     }
 
+    /**
+     * Starts gateway {@code i} again on its port after a kill. A start that exits is retried: on a
+     * loaded machine its store may not answer within the gateway's start-up timeout, and a gateway
+     * left down would stretch every later fault until the next kill of it.
+     */
+    void restartGateway(int i) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            gateways.get(i).startAgain();
+            try {
+                awaitGateway(i, 120);
+                return;
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || gateways.get(i).alive()) {
+                    throw e;
+                }
+                System.err.println("nemesis: gateway" + i + " exited while restarting; again, attempt " + (attempt + 1));
+            }
+        }
+    }
+
     /** Waits until gateway {@code i} answers /health (200 or 503: it is up, its backends may not be). */
     void awaitGateway(int i, long seconds) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();

@@ -82,8 +82,7 @@ final class Nemesis implements Runnable {
             int i = random.nextInt(d.gateways.size());
             d.gateways.get(i).kill9();
             Thread.sleep(500);
-            d.gateways.get(i).startAgain();
-            d.awaitGateway(i, 120);
+            d.restartGateway(i);
             return new Injected("gateway" + i + " kill -9, restarted", d.urls.get(i).toString());
         }));
         kinds.add(new Kind("db-link-cut", false, () -> {
