@@ -3,6 +3,7 @@ package io.fencegate.check.nemesis;
 import io.fencegate.testing.ChildProcess;
 import io.fencegate.testing.DatabaseServer;
 import io.fencegate.testing.MariaDbServer;
+import io.fencegate.testing.PgbouncerServer;
 import io.fencegate.testing.PostgresServer;
 import io.fencegate.testing.RedisServer;
 import io.fencegate.testing.TcpProxy;
@@ -19,14 +20,15 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A fencegate deployment the harness owns: an issuer backend (a 3-process ZooKeeper ensemble, or
- * its own redis-server), a database server of its own (PostgreSQL or MariaDB, never the shared one)
- * reached through a {@link TcpProxy}, and two gateway processes, the second one on a clock the
- * harness can step. Every process and data folder goes when it closes, also on Ctrl-C.
+ * A fencegate deployment the harness owns: an issuer backend (a 3-process ZooKeeper ensemble, its
+ * own redis-server, or the database itself for the {@code sql} issuer), a database server of its
+ * own (PostgreSQL or MariaDB, never the shared one) reached through a {@link TcpProxy}, and two
+ * gateway processes, the second one on a clock the harness can step. Every process and data folder
+ * goes when it closes, also on Ctrl-C.
  */
 final class Deployment implements AutoCloseable {
     enum Backend {
-        ZK_POSTGRES, REDIS_MARIADB;
+        ZK_POSTGRES, REDIS_MARIADB, SQL_POSTGRES, SQL_MARIADB;
 
         String label() {
             return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -47,6 +49,7 @@ final class Deployment implements AutoCloseable {
     DatabaseServer database;
     ZooKeeperEnsemble zookeeper;
     RedisServer redis;
+    PgbouncerServer pgbouncer;
     TcpProxy proxy;
     SteppedClock clock;
     final List<ChildProcess> gateways = new ArrayList<>();
@@ -76,28 +79,48 @@ final class Deployment implements AutoCloseable {
 
     private void open() throws Exception {
         Files.createDirectories(dir);
-        boolean pg = backend == Backend.ZK_POSTGRES;
+        boolean pg = backend == Backend.ZK_POSTGRES || backend == Backend.SQL_POSTGRES;
         clock = SteppedClock.create(dir.resolve("gateway" + STEPPED_GATEWAY + ".clock"));
         database = pg ? PostgresServer.start(dir.resolve("postgres")) : MariaDbServer.start(dir.resolve("mariadb"));
         proxy = TcpProxy.start("127.0.0.1", database.port());
-        String issuer;
-        if (pg) {
-            zookeeper = ZooKeeperEnsemble.start(dir.resolve("zookeeper"));
-            // A short session: a gateway stopped for longer than this loses its session and its leases.
-            issuer = "issuer: { type: zookeeper, connectString: \"" + zookeeper.connectString()
-                    + "\", sessionTimeout: 3s, operationTimeout: 2s }";
-        } else {
-            redis = RedisServer.startWithAof(dir.resolve("redis"));
-            redis.snapshot(); // a rollback goes back at least this far
-            issuer = "issuer: { type: redis, uri: \"" + redis.uri() + "\", keyPrefix: \"fg-check:\", highWaterMarkUrl: \""
-                    + jdbcUrl() + "\", highWaterMarkUser: root }";
+        String[] issuers = new String[GATEWAYS];
+        String[] stores = new String[GATEWAYS];
+        String pgStore = "main: { type: postgres, host: 127.0.0.1, port: " + proxy.port() + ", database: postgres, schema: "
+                + PostgresServer.SCHEMA + ", user: postgres, poolSize: 4, queryTimeout: 2s }";
+        String jdbcStore = "main: { type: jdbc, url: \"" + database.jdbcUrlVia(proxy.port()) + "\", user: root, poolSize: 4, queryTimeout: 2s }";
+        switch (backend) {
+            case ZK_POSTGRES -> {
+                zookeeper = ZooKeeperEnsemble.start(dir.resolve("zookeeper"));
+                // A short session: a gateway stopped for longer than this loses its session and its leases.
+                java.util.Arrays.fill(issuers, "issuer: { type: zookeeper, connectString: \"" + zookeeper.connectString()
+                        + "\", sessionTimeout: 3s, operationTimeout: 2s }");
+                java.util.Arrays.fill(stores, pgStore);
+            }
+            case REDIS_MARIADB -> {
+                redis = RedisServer.startWithAof(dir.resolve("redis"));
+                redis.snapshot(); // a rollback goes back at least this far
+                java.util.Arrays.fill(issuers, "issuer: { type: redis, uri: \"" + redis.uri() + "\", keyPrefix: \"fg-check:\","
+                        + " highWaterMarkUrl: \"" + jdbcUrl() + "\", highWaterMarkUser: root }");
+                java.util.Arrays.fill(stores, jdbcStore);
+            }
+            case SQL_POSTGRES -> {
+                // Gateway 0 straight to PostgreSQL (the issuer LISTENs for releases); gateway 1 through
+                // pgbouncer in transaction mode (no LISTEN, no server-side prepared statements), which
+                // reaches PostgreSQL through the same proxy, so every link fault cuts both.
+                pgbouncer = PgbouncerServer.start(dir.resolve("pgbouncer"), proxy.port(), "postgres", PostgresServer.SCHEMA, 8);
+                issuers[0] = sqlIssuer(database.jdbcUrlVia(proxy.port()) + "&connectTimeout=5&socketTimeout=10", "postgres", true);
+                stores[0] = pgStore;
+                issuers[1] = sqlIssuer(pgbouncer.jdbcUrl(10), "postgres", false);
+                stores[1] = "main: { type: jdbc, url: \"" + pgbouncer.jdbcUrl(10) + "\", user: postgres, poolSize: 4, queryTimeout: 2s }";
+            }
+            case SQL_MARIADB -> {
+                java.util.Arrays.fill(issuers, sqlIssuer(database.jdbcUrlVia(proxy.port()) + "?connectTimeout=5000&socketTimeout=10000",
+                        "root", true));
+                java.util.Arrays.fill(stores, jdbcStore);
+            }
         }
-        String store = pg
-                ? "main: { type: postgres, host: 127.0.0.1, port: " + proxy.port() + ", database: postgres, schema: "
-                        + PostgresServer.SCHEMA + ", user: postgres, poolSize: 4, queryTimeout: 2s }"
-                : "main: { type: jdbc, url: \"" + database.jdbcUrlVia(proxy.port()) + "\", user: root, poolSize: 4, queryTimeout: 2s }";
         for (int i = 0; i < GATEWAYS; i++) {
-            launchGateway(i, issuer, store, 1);
+            launchGateway(i, issuers[i], stores[i], 1);
         }
         for (int i = 0; i < GATEWAYS; i++) {
             for (int attempt = 1; ; attempt++) {
@@ -113,7 +136,7 @@ final class Deployment implements AutoCloseable {
                     }
                     System.err.println("nemesis: " + g.name() + " exited while starting" + (g.bindFailed() ? " (port taken)" : "")
                             + "; again, attempt " + (attempt + 1));
-                    launchGateway(i, issuer, store, attempt + 1);
+                    launchGateway(i, issuers[i], stores[i], attempt + 1);
                 }
             }
         }
@@ -137,9 +160,34 @@ final class Deployment implements AutoCloseable {
         }
     }
 
+    /** {@code type: sql}: leases from the deployment's own database, the one the store's table lives in. */
+    private static String sqlIssuer(String url, String user, boolean notifications) {
+        return "issuer: { type: sql, url: \"" + url + "\", user: " + user + ", notifications: " + notifications + " }";
+    }
+
     /** The store's database, directly (not through the proxy): for the bypass control and the Redis mark. */
     String jdbcUrl() {
         return database.jdbcUrl();
+    }
+
+    /**
+     * Starts gateway {@code i} again on its port after a kill. A start that exits is retried: on a
+     * loaded machine its store may not answer within the gateway's start-up timeout, and a gateway
+     * left down would stretch every later fault until the next kill of it.
+     */
+    void restartGateway(int i) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            gateways.get(i).startAgain();
+            try {
+                awaitGateway(i, 120);
+                return;
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || gateways.get(i).alive()) {
+                    throw e;
+                }
+                System.err.println("nemesis: gateway" + i + " exited while restarting; again, attempt " + (attempt + 1));
+            }
+        }
     }
 
     /** Waits until gateway {@code i} answers /health (200 or 503: it is up, its backends may not be). */
@@ -210,6 +258,9 @@ final class Deployment implements AutoCloseable {
         if (redis != null) {
             b.append(redis.tail());
         }
+        if (pgbouncer != null) {
+            b.append(pgbouncer.tail());
+        }
         if (database != null) {
             b.append(database.tail());
         }
@@ -236,7 +287,7 @@ final class Deployment implements AutoCloseable {
             // closing from the hook itself
         }
         List<AutoCloseable> parts = new ArrayList<>(gateways);
-        parts.addAll(java.util.Arrays.asList(zookeeper, redis, proxy, database));
+        parts.addAll(java.util.Arrays.asList(zookeeper, redis, pgbouncer, proxy, database));
         for (AutoCloseable part : parts) {
             if (part != null) {
                 try {

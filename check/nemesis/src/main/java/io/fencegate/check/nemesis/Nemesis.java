@@ -77,14 +77,13 @@ final class Nemesis implements Runnable {
             c.cont();
             return Injected.everywhere(c.name() + " SIGSTOP for " + ms + " ms");
         }));
-        // ZooKeeper: the killed gateway's sessions expire, and with them its leases. Redis: its
-        // leases live on in Redis until their ttl.
+        // ZooKeeper: the killed gateway's sessions expire, and with them its leases. Redis and SQL:
+        // its leases live on in Redis or the database until their ttl.
         kinds.add(new Kind("gateway-kill", d.zookeeper != null, () -> {
             int i = random.nextInt(d.gateways.size());
             d.gateways.get(i).kill9();
             Thread.sleep(500);
-            d.gateways.get(i).startAgain();
-            d.awaitGateway(i, 120);
+            d.restartGateway(i);
             return new Injected("gateway" + i + " kill -9, restarted", d.urls.get(i).toString());
         }));
         kinds.add(new Kind("db-link-cut", false, () -> {

@@ -28,7 +28,7 @@ import picocli.CommandLine;
 
 /**
  * {@code fencegate nemesis}: starts its own deployments (ZooKeeper ensemble + Postgres, Redis +
- * MariaDB, two gateways each), runs every workload in client processes while faults are injected,
+ * MariaDB, the SQL issuer on Postgres or MariaDB; two gateways each), runs every workload in client processes while faults are injected,
  * then the controls, and judges each. Exit 0: no violation and every control failed as it must;
  * 1: a violation; 2: something proved nothing.
  */
@@ -42,7 +42,7 @@ public final class NemesisCommand implements Callable<Integer> {
             description = "bounded (CI: about 2 minutes a deployment) or long (30 minutes of workload a deployment)")
     String profile;
 
-    @Option(names = "--backends", split = ",", defaultValue = "zk-postgres,redis-mariadb", description = "zk-postgres, redis-mariadb")
+    @Option(names = "--backends", split = ",", defaultValue = "zk-postgres,redis-mariadb", description = "zk-postgres, redis-mariadb, sql-postgres, sql-mariadb")
     List<String> backends;
 
     @Option(names = "--seconds", description = "seconds per workload phase (bounded 15, long 600)")
@@ -82,7 +82,7 @@ public final class NemesisCommand implements Callable<Integer> {
             try {
                 chosen.add(Deployment.Backend.parse(b));
             } catch (IllegalArgumentException e) {
-                System.err.println("fencegate nemesis: --backends: expected zk-postgres or redis-mariadb, got '" + b + "'");
+                System.err.println("fencegate nemesis: --backends: expected zk-postgres, redis-mariadb, sql-postgres or sql-mariadb, got '" + b + "'");
                 return Report.PROVED_NOTHING;
             }
         }

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
 
 /**
- * The bounded profile CI runs: each deployment (its own processes: a 3-server ZooKeeper ensemble or
- * a redis-server, its own PostgreSQL or MariaDB server, two gateways, client processes) runs every
+ * The bounded profile CI runs: each deployment (its own processes: a 3-server ZooKeeper ensemble, a
+ * redis-server, or none besides the database for the sql issuer; its own PostgreSQL or MariaDB
+ * server, pgbouncer for sql-postgres, two gateways, client processes) runs every
  * workload under faults, a database crash-restart among them, with no violation, and both controls
  * on it show at least one.
  */
@@ -31,6 +32,19 @@ class BoundedProfileIT {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void redisAndMariaDbUnderFaultsHaveNoViolationsWhileControlsFail() throws Exception {
         runBounded("redis-mariadb");
+    }
+
+    /** The sql issuer on its own PostgreSQL, the second gateway through pgbouncer in transaction mode. */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void sqlIssuerOnPostgresAndPgbouncerUnderFaultsHasNoViolationsWhileControlsFail() throws Exception {
+        runBounded("sql-postgres");
+    }
+
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void sqlIssuerOnMariaDbUnderFaultsHasNoViolationsWhileControlsFail() throws Exception {
+        runBounded("sql-mariadb");
     }
 
     private static void runBounded(String backend) throws Exception {

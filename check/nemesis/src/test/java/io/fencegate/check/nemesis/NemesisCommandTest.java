@@ -33,6 +33,15 @@ class NemesisCommandTest {
     }
 
     @Test
+    void everyBackendIsNamedOnTheCommandLineByItsLabel() {
+        assertThat(Deployment.Backend.values()).extracting(Deployment.Backend::label)
+                .containsExactly("zk-postgres", "redis-mariadb", "sql-postgres", "sql-mariadb");
+        for (Deployment.Backend b : Deployment.Backend.values()) {
+            assertThat(Deployment.Backend.parse(b.label())).isEqualTo(b);
+        }
+    }
+
+    @Test
     void unknownBackendIsRefusedBeforeAnythingStarts() {
         assertThat(new CommandLine(new NemesisCommand()).execute("--backends", "etcd")).isEqualTo(Report.PROVED_NOTHING);
     }
