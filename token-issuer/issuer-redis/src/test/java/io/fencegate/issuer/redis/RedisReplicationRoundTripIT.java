@@ -6,9 +6,6 @@ import io.fencegate.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +13,6 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A master whose data is replaced while it keeps its {@code run_id}: it follows another server
@@ -27,26 +23,15 @@ import org.junit.jupiter.api.io.TempDir;
  * where a test needs an unrelated one.
  */
 @Timeout(120)
-class RedisReplicationRoundTripIT {
+class RedisReplicationRoundTripIT extends OwnRedisServers {
 
-    private static final String PREFIX = "fencegate-test:";
     private static final String LOCK = "orders/42";
 
-    @TempDir
-    Path dir;
-
-    private final List<RedisServer> servers = new ArrayList<>();
-    private final List<RedisLeaseIssuer> issuers = new ArrayList<>();
     private final List<RedisClient> clients = new ArrayList<>();
 
     @AfterEach
-    void stop() throws Exception {
-        issuers.forEach(RedisLeaseIssuer::close);
+    void closeClients() {
         clients.forEach(RedisClient::shutdown);
-        for (RedisServer server : servers) {
-            server.kill();
-            assertThat(server.isAlive()).isFalse();
-        }
     }
 
     /** The reproduction: 1–5 reach the replica, it detaches, 6–10, the master follows it and is promoted. */
@@ -167,20 +152,5 @@ class RedisReplicationRoundTripIT {
         clients.add(client);
         StatefulRedisConnection<String, String> connection = client.connect();
         return connection.sync();
-    }
-
-    private RedisServer server(String name, String... args) throws IOException, InterruptedException {
-        RedisServer server = RedisServer.start(dir.resolve(name), args);
-        servers.add(server);
-        return server;
-    }
-
-    private RedisLeaseIssuer newIssuer(RedisServer server) throws IOException {
-        Files.createDirectories(dir.resolve("marks"));
-        RedisLeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(server.uri()).keyPrefix(PREFIX)
-                .commandTimeout(Duration.ofSeconds(1))
-                .highWaterMark(new FileTokenHighWaterMark(dir.resolve("marks/tokens.mark"))));
-        issuers.add(issuer);
-        return issuer;
     }
 }

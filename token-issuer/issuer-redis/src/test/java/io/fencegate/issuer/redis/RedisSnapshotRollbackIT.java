@@ -14,10 +14,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Redis that crashes and comes back from an older snapshot (RDB, or an AOF with
@@ -29,25 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
  * snapshot point and put back before the restart, which is what a crash with an older file leaves.
  */
 @Timeout(120)
-class RedisSnapshotRollbackIT {
+class RedisSnapshotRollbackIT extends OwnRedisServers {
 
-    private static final String PREFIX = "fencegate-test:";
     private static final String LOCK = "orders/42";
 
-    @TempDir
-    Path dir;
-
     private RedisServer server;
-    private final List<RedisLeaseIssuer> issuers = new ArrayList<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        issuers.forEach(RedisLeaseIssuer::close);
-        if (server != null) {
-            server.kill();
-            assertThat(server.isAlive()).isFalse();
-        }
-    }
 
     @Test
     void tokensNeverRepeatAfterRestoreFromOlderRdbSnapshot() throws Exception {
@@ -61,13 +45,13 @@ class RedisSnapshotRollbackIT {
 
     /** Runs {@code scenario} on a server whose snapshot is an RDB file written by SAVE. */
     private void fromOlderRdbSnapshot(Rollback scenario) throws Exception {
-        server = RedisServer.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
+        server = server("redis", "--dbfilename", "dump.rdb");
         scenario.run(() -> assertThat(server.command("SAVE")).isEqualTo("+OK"), () -> { });
     }
 
     /** Runs {@code scenario} on a server in AOF mode, its snapshot a copy of the AOF. */
     private void fromOlderAppendOnlyFile(Rollback scenario) throws Exception {
-        server = RedisServer.start(dir.resolve("redis"), "--appendonly", "yes", "--appendfsync", "everysec");
+        server = server("redis", "--appendonly", "yes", "--appendfsync", "everysec");
         Path aof = dir.resolve("redis/appendonlydir");
         Path older = dir.resolve("aof-at-snapshot");
         // Redis writes the AOF before it replies, so a copy taken now holds exactly the grants so far;
@@ -80,7 +64,7 @@ class RedisSnapshotRollbackIT {
 
     /** 5 grants, snapshot, 5 more grants, kill -9, restart from the snapshot, grant again. */
     private void tokensNeverRepeatAfterRollback(Step snapshot, Step restoreOlderFiles) throws Exception {
-        RedisLeaseIssuer running = newIssuer();
+        RedisLeaseIssuer running = newIssuer(server);
         List<Long> before = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             before.add(TokenCounterLossContract.grant(running, LOCK));
@@ -99,7 +83,7 @@ class RedisSnapshotRollbackIT {
         for (int i = 0; i < 5; i++) {
             // a new instance first (it has seen no token, so only Redis's state can tell it), then
             // the one that ran across the crash, reconnecting by itself
-            after.add(TokenCounterLossContract.grant(newIssuer(), LOCK));
+            after.add(TokenCounterLossContract.grant(newIssuer(server), LOCK));
             after.add(TokenCounterLossContract.grant(running, LOCK));
         }
         assertThat(after).as("tokens granted after the rollback; before it: %s", before)
@@ -127,8 +111,8 @@ class RedisSnapshotRollbackIT {
     }
 
     private void tokensNeverRepeatAfterRollbackUnderAnArmedIssuer(Step snapshot, Step restoreOlderFiles) throws Exception {
-        RedisLeaseIssuer armed = newIssuer();
-        RedisLeaseIssuer other = newIssuer();
+        RedisLeaseIssuer armed = newIssuer(server);
+        RedisLeaseIssuer other = newIssuer(server);
         List<Long> before = new ArrayList<>();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
             before.add(TokenCounterLossContract.grant(armed, LOCK));
@@ -155,8 +139,8 @@ class RedisSnapshotRollbackIT {
      */
     @Test
     void counterNeverFallsBelowATokenThisIssuerHandedOut() throws Exception {
-        server = RedisServer.start(dir.resolve("redis"), "--dbfilename", "dump.rdb", "--enable-debug-command", "yes");
-        RedisLeaseIssuer running = newIssuer();
+        server = server("redis", "--dbfilename", "dump.rdb", "--enable-debug-command", "yes");
+        RedisLeaseIssuer running = newIssuer(server);
         List<Long> before = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             before.add(TokenCounterLossContract.grant(running, LOCK));
@@ -178,15 +162,15 @@ class RedisSnapshotRollbackIT {
      */
     @Test
     void swapdbToADatabaseWithoutTheCounterNeverRepeatsTokens() throws Exception {
-        server = RedisServer.start(dir.resolve("redis"));
-        RedisLeaseIssuer running = newIssuer();
+        server = server("redis");
+        RedisLeaseIssuer running = newIssuer(server);
         List<Long> before = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             before.add(TokenCounterLossContract.grant(running, LOCK));
         }
         assertThat(server.command("SWAPDB 0 1")).isEqualTo("+OK");
         long highestBefore = before.stream().mapToLong(Long::longValue).max().orElseThrow();
-        assertThat(TokenCounterLossContract.grant(newIssuer(), LOCK)).isGreaterThan(highestBefore);
+        assertThat(TokenCounterLossContract.grant(newIssuer(server), LOCK)).isGreaterThan(highestBefore);
         assertThat(TokenCounterLossContract.grant(running, LOCK)).isGreaterThan(highestBefore);
     }
 
@@ -196,8 +180,8 @@ class RedisSnapshotRollbackIT {
      */
     @Test
     void aLeaseRestoredFromAnOlderSnapshotCannotBeRenewed() throws Exception {
-        server = RedisServer.start(dir.resolve("redis"), "--dbfilename", "dump.rdb");
-        RedisLeaseIssuer running = newIssuer();
+        server = server("redis", "--dbfilename", "dump.rdb");
+        RedisLeaseIssuer running = newIssuer(server);
         Lease old = acquire(running).orElseThrow();
         assertThat(server.command("SAVE")).isEqualTo("+OK");
         assertThat(running.release(old.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
@@ -206,7 +190,7 @@ class RedisSnapshotRollbackIT {
         server.kill();
         server.startAgain();
 
-        RedisLeaseIssuer fresh = newIssuer();
+        RedisLeaseIssuer fresh = newIssuer(server);
         assertThat(renewRetrying(running, old.leaseId())).as("renew of a lease from before the rollback").isEmpty();
         assertThat(renewRetrying(fresh, old.leaseId())).as("renew through another issuer").isEmpty();
         assertThat(renewRetrying(running, newer.leaseId())).as("its lock key was lost").isEmpty();
@@ -214,15 +198,6 @@ class RedisSnapshotRollbackIT {
         // and the next grant is above every token handed out before
         Lease next = TokenCounterLossContract.acquireRetrying(fresh, LOCK).orElseThrow();
         assertThat(next.token()).isGreaterThan(newer.token());
-    }
-
-    private RedisLeaseIssuer newIssuer() throws IOException {
-        Files.createDirectories(dir.resolve("marks"));
-        RedisLeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(server.uri()).keyPrefix(PREFIX)
-                .commandTimeout(Duration.ofSeconds(1))
-                .highWaterMark(new FileTokenHighWaterMark(dir.resolve("marks/tokens.mark"))));
-        issuers.add(issuer);
-        return issuer;
     }
 
     private static Optional<Lease> acquire(RedisLeaseIssuer issuer) throws Exception {
