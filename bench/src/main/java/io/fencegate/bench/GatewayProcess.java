@@ -70,6 +70,11 @@ final class GatewayProcess implements AutoCloseable {
         throw new IllegalStateException("the gateway did not start:\n" + String.join("\n", seen));
     }
 
+    /** The child's process id (for its memory: jcmd, /proc). */
+    long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.destroy();
