@@ -19,25 +19,26 @@ import org.apache.curator.test.TestingServer;
  * {@code ./bench/run --profile scale}: how cost grows with the work, one curve a concern, each
  * summed up by one ratio or flatness figure from this run. Writes the scale section of
  * docs/BENCHMARKS.md ({@link ScaleReport}) with a chart a curve. Arguments: {@code --out FILE},
- * {@code --only locks,waiters,watchers,values}, {@code --locks 1000,100000,1000000} (the sizes of
- * the distinct-locks curve; the default is the largest this machine runs in the profile's budget).
+ * {@code --only locks,items,waiters,watchers,values}, {@code --locks 1000,100000,1000000} and
+ * {@code --items 10000,10000000} (the sizes of those two curves; the defaults are the targets').
  */
 public final class ScaleRun {
-    static final List<String> CURVES = List.of("locks", "waiters", "watchers", "values");
+    static final List<String> CURVES = List.of("locks", "items", "waiters", "watchers", "values");
     static final long[] LOCKS = {1_000, 100_000, 1_000_000};
+    static final long[] ITEMS = {10_000, 10_000_000};
     static final int[] WAITERS = {1, 16, 64, 256};
     static final int[] WATCHERS = {0, 10, 100, 1000};
     static final int[] VALUES = {100, 10 * 1024, 1024 * 1024, 16 * 1024 * 1024};
 
     /** Sizes and windows of one run; {@link #tiny()} is BenchSmokeIT's. */
-    record Sizes(long[] locks, int[] waiters, int[] watchers, int[] values, Duration valueWindow, int burst) {
-        static Sizes full(long[] locks) {
-            return new Sizes(locks, WAITERS, WATCHERS, VALUES, Duration.ofSeconds(3), 64);
+    record Sizes(long[] locks, long[] items, int[] waiters, int[] watchers, int[] values, Duration window, int burst) {
+        static Sizes full(long[] locks, long[] items) {
+            return new Sizes(locks, items, WAITERS, WATCHERS, VALUES, Duration.ofSeconds(3), 64);
         }
 
         static Sizes tiny() {
-            return new Sizes(new long[] {50, 200}, new int[] {1, 4}, new int[] {0, 3}, new int[] {100, 64 * 1024},
-                    Duration.ofMillis(300), 4);
+            return new Sizes(new long[] {50, 200}, new long[] {100, 1000}, new int[] {1, 4}, new int[] {0, 3},
+                    new int[] {100, 64 * 1024}, Duration.ofMillis(300), 4);
         }
     }
 
@@ -47,6 +48,7 @@ public final class ScaleRun {
         Path out = Path.of("docs/BENCHMARKS.md");
         Set<String> only = new LinkedHashSet<>(CURVES);
         long[] locks = LOCKS;
+        long[] items = ITEMS;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -54,9 +56,10 @@ public final class ScaleRun {
                 case "--out" -> out = Path.of(value);
                 case "--only" -> only = new LinkedHashSet<>(Arrays.asList(value.split(",")));
                 case "--locks" -> locks = Arrays.stream(value.split(",")).mapToLong(Long::parseLong).toArray();
+                case "--items" -> items = Arrays.stream(value.split(",")).mapToLong(Long::parseLong).toArray();
                 default -> {
                     System.err.println("usage: bench/run --profile scale [--out docs/BENCHMARKS.md] [--only "
-                            + String.join(",", CURVES) + "] [--locks 1000,100000,1000000]\nunknown argument: " + args[i]);
+                            + String.join(",", CURVES) + "] [--locks 1000,100000,1000000] [--items 10000,10000000]\nunknown argument: " + args[i]);
                     System.exit(2);
                 }
             }
@@ -66,7 +69,7 @@ public final class ScaleRun {
             System.err.println("--only: expected some of " + CURVES + ", got " + only);
             System.exit(2);
         }
-        run(out, only, Sizes.full(locks), "./bench/run " + String.join(" ", args));
+        run(out, only, Sizes.full(locks, items), "./bench/run " + String.join(" ", args));
     }
 
     /** Runs the curves in {@code only} and writes the scale section of {@code out}. */
@@ -88,13 +91,16 @@ public final class ScaleRun {
                 sections.issuerHeap(benchHeap0, ProcessMemory.heapAfterGc(ProcessHandle.current().pid()),
                         ProcessMemory.rss(ProcessHandle.current().pid(), false));
             }
+            if (only.contains("items")) {
+                sections.items(ItemsPerStore.run(sizes.items(), sizes.window().multipliedBy(2), work));
+            }
             if (only.contains("waiters") || only.contains("watchers") || only.contains("values")) {
                 gatewayCurves(only, sizes, work, zookeeper, facts, sections);
             }
         }
         long minutes = Math.round((System.nanoTime() - started) / 60e9);
         report.text("Run: `" + command + "` (curves " + only + ", lock sizes "
-                + Arrays.toString(sizes.locks()) + "), " + minutes + " min; load average " + loadAtStart
+                + Arrays.toString(sizes.locks()) + ", item sizes " + Arrays.toString(sizes.items()) + "), " + minutes + " min; load average " + loadAtStart
                 + " at the start, " + MachineFacts.loadAverage() + " at the end, on "
                 + Runtime.getRuntime().availableProcessors() + " CPUs.\n\n");
         report.write(out);
@@ -140,7 +146,7 @@ public final class ScaleRun {
             if (only.contains("values")) {
                 long token = client.acquire("values", Duration.ofHours(1), Duration.ZERO).orElseThrow().token();
                 List<ValueSizes.Point> points = ValueSizes.run(client, token, work.resolve("plain-files"),
-                        schema + ".plain", sizes.values(), sizes.valueWindow());
+                        schema + ".plain", sizes.values(), sizes.window());
                 long heap2 = ProcessMemory.heapAfterGc(one.pid());
                 ValueSizes.Burst burst = ValueSizes.burst(one.uri, one.pid(), token, sizes.burst(),
                         sizes.values()[sizes.values().length - 1]);

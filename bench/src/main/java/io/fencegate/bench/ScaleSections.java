@@ -57,6 +57,41 @@ final class ScaleSections {
         report.text(figures + "\n");
     }
 
+    void items(List<ItemsPerStore.Point> points) throws IOException {
+        report.text("### Items per store\n\nA fresh store loaded with that many 100-byte items by the database's bulk load "
+                + "(COPY on Postgres, LOAD DATA on MariaDB), then guarded writes and fenced reads of random items, "
+                + ItemsPerStore.IN_FLIGHT + " in flight, through the store as a library.\n\n"
+                + "| store | items | load s | writes/s | write p99 ms | fenced reads/s | read p99 ms |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- |\n");
+        List<ScaleCharts.Series> series = new ArrayList<>();
+        StringBuilder figures = new StringBuilder();
+        for (String store : List.of("Postgres", "MariaDB")) {
+            List<ItemsPerStore.Point> mine = points.stream().filter(p -> p.store().equals(store)).toList();
+            List<double[]> writes = new ArrayList<>();
+            List<double[]> reads = new ArrayList<>();
+            for (ItemsPerStore.Point p : mine) {
+                report.text(fmt("| %s | %,d | %.0f | %.0f | %.2f | %.0f | %.2f |\n", store, p.items(), p.loadSeconds(),
+                        p.writeOps(), p.writeP99Ms(), p.readOps(), p.readP99Ms()));
+                writes.add(new double[] {p.items(), p.writeP99Ms()});
+                reads.add(new double[] {p.items(), p.readP99Ms()});
+            }
+            series.add(new ScaleCharts.Series(store + " write p99", writes));
+            series.add(new ScaleCharts.Series(store + " read p99", reads));
+            ItemsPerStore.Point first = mine.get(0);
+            ItemsPerStore.Point last = mine.get(mine.size() - 1);
+            double w = last.writeP99Ms() / first.writeP99Ms();
+            double r = last.readP99Ms() / first.readP99Ms();
+            figures.append(fmt("- **%s**: p99 at %,d items ÷ at %,d: guarded write **%.2f×**, fenced read **%.2f×** "
+                            + "(target ≤ 1.5×: %s); throughput %.2f× and %.2f×.\n", store, last.items(), first.items(), w, r,
+                    w <= 1.5 && r <= 1.5 ? "yes" : "**no**", last.writeOps() / first.writeOps(),
+                    last.readOps() / first.readOps()));
+        }
+        report.text("\n");
+        report.chart("scale-items.svg", "write and fenced-read p99 against items per store",
+                ScaleCharts.lines("Items per store: p99 (ms)", "items", "p99 ms", series));
+        report.text(figures + "\n");
+    }
+
     void issuerHeap(long before, long after, long rss) {
         report.text(fmt("The bench JVM (both issuers and the in-process ZooKeeper server) held %s of heap after a full GC "
                 + "before the locks and %s after them (RSS %s).\n\n", ProcessMemory.mib(before), ProcessMemory.mib(after),

@@ -56,10 +56,10 @@ class BenchSmokeIT {
         String report = Files.readString(out);
         assertThat(report).startsWith("# fencegate benchmarks").contains(ScaleReport.START, ScaleReport.END,
                 "### Distinct locks", "| ZooKeeper | 200 |", "| Redis | 200 |", "### Waiters on one lock",
-                "| 4 | 2 |", "### Watchers of one lease", "### Value size", "| 64 KiB | pg |", "### Memory");
+                "| 4 | 2 |", "### Items per store", "| MariaDB | 1,000 |", "### Watchers of one lease", "### Value size", "| 64 KiB | pg |", "### Memory");
         try (var charts = Files.list(dir.resolve("benchmarks"))) {
             assertThat(charts.map(p -> p.getFileName().toString())).contains("scale-locks.svg", "scale-waiters.svg",
-                    "scale-watchers.svg", "scale-values.svg");
+                    "scale-watchers.svg", "scale-values.svg", "scale-items.svg");
         }
         // A second scale run replaces its section; another profile's report carries it over.
         String section = report.substring(report.indexOf(ScaleReport.START));
