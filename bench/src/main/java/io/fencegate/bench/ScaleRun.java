@@ -99,10 +99,11 @@ public final class ScaleRun {
             }
         }
         long minutes = Math.round((System.nanoTime() - started) / 60e9);
-        report.text("Run: `" + command + "` (curves " + only + ", lock sizes "
-                + Arrays.toString(sizes.locks()) + ", item sizes " + Arrays.toString(sizes.items()) + "), " + minutes + " min; load average " + loadAtStart
+        sections.measured(only, "Measured by `" + command + "` on " + java.time.LocalDate.now(java.time.ZoneOffset.UTC)
+                + " (sizes: locks " + Arrays.toString(sizes.locks()) + ", items " + Arrays.toString(sizes.items())
+                + "; " + minutes + " min for " + String.join(", ", only) + "; load average " + loadAtStart
                 + " at the start, " + MachineFacts.loadAverage() + " at the end, on "
-                + Runtime.getRuntime().availableProcessors() + " CPUs.\n\n");
+                + Runtime.getRuntime().availableProcessors() + " CPUs).");
         report.write(out);
         System.err.println("bench scale: wrote " + out.toAbsolutePath());
     }

@@ -20,7 +20,7 @@ final class ScaleSections {
     }
 
     void locks(List<DistinctLocks.Curve> curves) throws IOException {
-        report.text("### Distinct locks\n\nEach size is that many fresh lock names, each leased and released once by "
+        report.part("locks").text("### Distinct locks\n\nEach size is that many fresh lock names, each leased and released once by "
                 + "the issuer as a library (" + DistinctLocks.IN_FLIGHT + " in flight), then left idle; the sizes add up. "
                 + "Growth is the backend's over its empty baseline (ZooKeeper's `zk_approximate_data_size`; Redis's "
                 + "`used_memory`, which other clients of the shared server also move).\n\n"
@@ -58,7 +58,7 @@ final class ScaleSections {
     }
 
     void items(List<ItemsPerStore.Point> points) throws IOException {
-        report.text("### Items per store\n\nA fresh store loaded with that many 100-byte items by the database's bulk load "
+        report.part("items").text("### Items per store\n\nA fresh store loaded with that many 100-byte items by the database's bulk load "
                 + "(COPY on Postgres, LOAD DATA on MariaDB), then guarded writes and fenced reads of random items, "
                 + ItemsPerStore.IN_FLIGHT + " in flight, through the store as a library.\n\n"
                 + "| store | items | load s | writes/s | write p99 ms | fenced reads/s | read p99 ms |\n"
@@ -93,13 +93,13 @@ final class ScaleSections {
     }
 
     void issuerHeap(long before, long after, long rss) {
-        report.text(fmt("The bench JVM (both issuers and the in-process ZooKeeper server) held %s of heap after a full GC "
+        report.part("locks").text(fmt("The bench JVM (both issuers and the in-process ZooKeeper server) held %s of heap after a full GC "
                 + "before the locks and %s after them (RSS %s).\n\n", ProcessMemory.mib(before), ProcessMemory.mib(after),
                 ProcessMemory.mib(rss)));
     }
 
     void waiters(List<LockWaiters.Point> points, int impatient, long leftByImpatient) throws IOException {
-        report.text("### Waiters on one lock\n\nEvery waiter loops acquire (waiting) → release on one lock through the "
+        report.part("waiters").text("### Waiters on one lock\n\nEvery waiter loops acquire (waiting) → release on one lock through the "
                 + "gateway (ZooKeeper issuer), about 20 grants each; with two gateways the waiters alternate between them. "
                 + "Hand-off is a release sent → the next grant received. Fairness is the fewest grants of a waiter over "
                 + "the most. Watches is the most ZooKeeper held at once while they waited (one per queued waiter: no herd).\n\n"
@@ -139,7 +139,7 @@ final class ScaleSections {
 
     void watchers(List<LeaseWatchers.Point> points) throws IOException {
         double floor = points.get(0).watchers() == 0 ? points.get(0).zkRequestsPerSec() : 0;
-        report.text("### Watchers of one lease\n\nSSE watchers (`GET /v1/leases/{id}/events`) of one lease on one gateway "
+        report.part("watchers").text("### Watchers of one lease\n\nSSE watchers (`GET /v1/leases/{id}/events`) of one lease on one gateway "
                 + "while its holder renews every 500 ms; then the holder stops and the lease expires. ZooKeeper requests/s "
                 + "is what its server received (renewals and pings are the no-watcher floor). Told late is from the "
                 + "lease's `expiresAt` to a watcher's `expired` event.\n\n"
@@ -172,7 +172,7 @@ final class ScaleSections {
     }
 
     void values(List<ValueSizes.Point> points, ValueSizes.Burst burst, long heapBefore) throws IOException {
-        report.text("### Value size\n\nPUTs of one value size through the gateway, " + ValueSizes.IN_FLIGHT + " in flight, "
+        report.part("values").text("### Value size\n\nPUTs of one value size through the gateway, " + ValueSizes.IN_FLIGHT + " in flight, "
                 + "against the same bytes written without it: the files store against a crash-atomic file write in the "
                 + "bench JVM (temp file, fsync, rename, fsync the directory); the Postgres store against a plain JDBC "
                 + "upsert of the value (no guard). The better of two interleaved runs each.\n\n"
@@ -207,10 +207,20 @@ final class ScaleSections {
     }
 
     void gatewayMemory(long heap0, long rss0, long heap1, long rss1, long znodes, long watches) {
-        report.text(fmt("### Memory\n\nThe gateway (`-Xmx512m`): heap after a full GC %s at start, %s after the waiter and "
+        report.part("memory").text(fmt("### Memory\n\nThe gateway (`-Xmx512m`): heap after a full GC %s at start, %s after the waiter and "
                         + "watcher curves; RSS %s and %s. ZooKeeper at the end: %,d znodes, %,d watches.\n\n",
                 ProcessMemory.mib(heap0), ProcessMemory.mib(heap1), ProcessMemory.mib(rss0), ProcessMemory.mib(rss1),
                 znodes, watches));
+    }
+
+    /** Ends each part this run wrote with how and when it was measured. */
+    void measured(java.util.Collection<String> curves, String line) {
+        for (String part : ScaleReport.PARTS) {
+            if (!part.equals("intro") && (curves.contains(part) || part.equals("memory") && curves.stream()
+                    .anyMatch(c -> c.equals("waiters") || c.equals("watchers") || c.equals("values")))) {
+                report.part(part).text("*" + line + "*\n\n");
+            }
+        }
     }
 
     private static String size(int bytes) {
