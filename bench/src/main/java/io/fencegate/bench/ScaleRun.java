@@ -81,7 +81,8 @@ public final class ScaleRun {
         long started = System.nanoTime();
         String loadAtStart = MachineFacts.loadAverage();
         ScaleReport report = new ScaleReport(out);
-        ScaleSections sections = new ScaleSections(report);
+        // Written after every curve: a later curve that fails leaves the earlier ones' figures.
+        ScaleSections sections = new ScaleSections(report, () -> report.write(out));
         try (TestingServer zookeeper = new TestingServer(true)) {
             ZooKeeperFacts facts = new ZooKeeperFacts(zookeeper.getPort());
             long benchHeap0 = ProcessMemory.heapAfterGc(ProcessHandle.current().pid());

@@ -8,10 +8,17 @@ import java.util.List;
 
 /** The scale section's text: a table, a chart and the curve's figure, one method a curve. */
 final class ScaleSections {
-    private final ScaleReport report;
+    /** Writes the report as it stands. */
+    interface Save {
+        void run() throws IOException;
+    }
 
-    ScaleSections(ScaleReport report) {
+    private final ScaleReport report;
+    private final Save save;
+
+    ScaleSections(ScaleReport report, Save save) {
         this.report = report;
+        this.save = save;
         report.text("## Scale: how cost grows with the work\n\n"
                 + "Each curve grows one thing (distinct locks, waiters on one lock, watchers of one lease, value size) "
                 + "and is summed up by one figure from this run: a ratio of the largest size to the smallest (flat is 1.00), "
@@ -55,6 +62,7 @@ final class ScaleSections {
         report.chart("scale-locks.svg", "acquire+release p99 against distinct locks",
                 ScaleCharts.lines("Distinct locks: acquire+release p99 (ms)", "distinct locks", "p99 ms", series));
         report.text(figures + "\n");
+        save.run();
     }
 
     void items(List<ItemsPerStore.Point> points) throws IOException {
@@ -90,6 +98,7 @@ final class ScaleSections {
         report.chart("scale-items.svg", "write and fenced-read p99 against items per store",
                 ScaleCharts.lines("Items per store: p99 (ms)", "items", "p99 ms", series));
         report.text(figures + "\n");
+        save.run();
     }
 
     void issuerHeap(long before, long after, long rss) {
@@ -135,6 +144,7 @@ final class ScaleSections {
                 noHerd ? "yes" : "**no**", points.stream().map(p -> Long.toString(p.watchesAfter())).toList()));
         report.text(fmt("- %d waiters that gave up (500 ms wait) under a lock held throughout left **%d** watches on the "
                 + "server.\n\n", impatient, leftByImpatient));
+        save.run();
     }
 
     void watchers(List<LeaseWatchers.Point> points) throws IOException {
@@ -169,6 +179,7 @@ final class ScaleSections {
                     large.watchers() / small.watchers(), worstP99, worstP99 < 200 ? "yes" : "**no**", large.told(),
                     large.watchers()));
         }
+        save.run();
     }
 
     void values(List<ValueSizes.Point> points, ValueSizes.Burst burst, long heapBefore) throws IOException {
@@ -199,11 +210,13 @@ final class ScaleSections {
                 worst >= 0.8 ? "yes" : "**no**"));
         report.text(fmt("- %d PUTs of %s at once to the files store (gateway heap after GC before: %s): %d answered 200, "
                         + "%d failed %s; peak RSS %s; heap after GC afterwards %s; gateway alive afterwards: %s. The gateway "
-                        + "reads a whole body into memory before the store writes it (a Vert.x buffer, then a byte array), "
-                        + "so each request in flight holds about two copies of its body.\n\n",
+                        + "reads a whole body into its heap before the store writes it (about two copies while in flight); "
+                        + "bodies of 1 MiB and more wait for a budget of an eighth of the heap, so they are taken a few at a "
+                        + "time.\n\n",
                 burst.requests(), size(16 * 1024 * 1024), ProcessMemory.mib(heapBefore), burst.ok(), burst.failed(),
                 burst.failures(), ProcessMemory.mib(burst.peakRssBytes()), ProcessMemory.mib(burst.heapAfterGcBytes()),
                 burst.aliveAfter() ? "yes" : "**no**"));
+        save.run();
     }
 
     void gatewayMemory(long heap0, long rss0, long heap1, long rss1, long znodes, long watches) {
