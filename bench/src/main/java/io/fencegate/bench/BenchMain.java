@@ -20,6 +20,10 @@ public final class BenchMain {
     private BenchMain() {}
 
     public static void main(String[] args) throws Exception {
+        if (String.join(" ", args).matches("(.* )?--profile scale( .*)?")) {
+            ScaleRun.main(args); // its own curves and arguments (ScaleRun)
+            return;
+        }
         Profile profile = Profile.FULL;
         Path out = Path.of("docs/BENCHMARKS.md");
         Set<String> only = Set.of("zookeeper", "redis", "sql", "gateway", "library", "shedlock");

@@ -52,6 +52,7 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
         md.append("## Versions\n\n| component | version |\n| --- | --- |\n");
         versions.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
         md.append('\n').append(Notes.TEXT);
+        md.append(ScaleReport.carried(markdown)); // the scale profile's section stays until that profile rewrites it
         Files.writeString(markdown, md);
     }
 

@@ -45,4 +45,25 @@ class BenchSmokeIT {
         }
         assertThat(Profile.SMOKE.measure()).isLessThan(Duration.ofSeconds(1));
     }
+
+    @Test
+    @Timeout(value = 8, unit = java.util.concurrent.TimeUnit.MINUTES)
+    void everyScaleCurveRunsAtTinySizesAndItsSectionSurvivesTheOtherProfiles(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("BENCHMARKS.md");
+        Files.writeString(out, "# fencegate benchmarks\n\nwritten by another profile\n");
+
+        ScaleRun.run(out, Set.copyOf(ScaleRun.CURVES), ScaleRun.Sizes.tiny(), "BenchSmokeIT");
+
+        String report = Files.readString(out);
+        assertThat(report).startsWith("# fencegate benchmarks").contains(ScaleReport.START, ScaleReport.END,
+                "### Distinct locks", "| ZooKeeper | 200 |", "| Redis | 200 |", "### Waiters on one lock",
+                "| 4 | 2 |", "### Items per store", "| MariaDB | 1,000 |", "### Watchers of one lease", "### Value size", "| 64 KiB | pg |", "### Memory");
+        try (var charts = Files.list(dir.resolve("benchmarks"))) {
+            assertThat(charts.map(p -> p.getFileName().toString())).contains("scale-locks.svg", "scale-waiters.svg",
+                    "scale-watchers.svg", "scale-values.svg", "scale-items.svg");
+        }
+        // A second scale run replaces its section; another profile's report carries it over.
+        String section = report.substring(report.indexOf(ScaleReport.START));
+        assertThat(ScaleReport.carried(out).trim()).isEqualTo(section.trim());
+    }
 }

@@ -6,9 +6,12 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,8 +31,15 @@ import java.util.concurrent.TimeUnit;
  * the holder learns to stop early.
  */
 public final class LeaseKeepAlive implements AutoCloseable {
-    /** One daemon timer for every keep-alive: it only schedules; renewals are asynchronous requests. */
+    /** One daemon timer for every keep-alive: it only schedules; renewals run on {@link #RENEWALS}. */
     private static final ScheduledExecutorService TIMER = timer();
+    /**
+     * Renewals of every keep-alive, a few at a time, each a blocking call on one of a small fixed set
+     * of threads. Why not one asynchronous request each: a request in flight takes a thread and a
+     * connection of its own, and a thousand leases whose renewals came due together took hundreds of
+     * both. A renewal that waits its turn is still checked against the deadline when it is sent.
+     */
+    private static final ExecutorService RENEWALS = renewers(4);
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final FencegateClient client;
@@ -77,7 +87,7 @@ public final class LeaseKeepAlive implements AutoCloseable {
             if (!keepAlive.lost.isDone()) {
                 keepAlive.expiryCheck = TIMER.schedule(keepAlive::checkExpiry, 0, TimeUnit.NANOSECONDS);
                 if (keepAlive.nextRenewal == null) {
-                    keepAlive.nextRenewal = TIMER.schedule(keepAlive::renew, 0, TimeUnit.NANOSECONDS);
+                    keepAlive.nextRenewal = TIMER.schedule(keepAlive::renewSoon, 0, TimeUnit.NANOSECONDS);
                 }
             }
         }
@@ -170,6 +180,11 @@ public final class LeaseKeepAlive implements AutoCloseable {
 
     // ---- the timer's side ----------------------------------------------------------------------
 
+    /** The timer's task: hands the renewal to a renewer thread. */
+    private void renewSoon() {
+        RENEWALS.execute(this::renew);
+    }
+
     private void renew() {
         long sentAt;
         synchronized (this) {
@@ -185,8 +200,14 @@ public final class LeaseKeepAlive implements AutoCloseable {
             lose(LeaseLoss.EXPIRED);
             return;
         }
-        long sent = sentAt;
-        client.renewAsync(lease.leaseId()).whenComplete((expiresAt, error) -> renewed(sent, expiresAt, error));
+        Optional<Instant> answer = null;
+        Throwable error = null;
+        try {
+            answer = client.renew(lease.leaseId());
+        } catch (RuntimeException e) { // FencegateException, or the transport's UncheckedIOException
+            error = e;
+        }
+        renewed(sentAt, answer, error);
     }
 
     private void renewed(long sentAt, Optional<Instant> expiresAt, Throwable error) {
@@ -210,11 +231,11 @@ public final class LeaseKeepAlive implements AutoCloseable {
                 if (sentAt + ttlNanos - deadlineNanos > 0) {
                     deadlineNanos = sentAt + ttlNanos;
                 }
-                nextRenewal = TIMER.schedule(this::renew, Math.max(0, sentAt + ttlNanos / 3 - now), TimeUnit.NANOSECONDS);
+                nextRenewal = TIMER.schedule(this::renewSoon, Math.max(0, sentAt + ttlNanos / 3 - now), TimeUnit.NANOSECONDS);
             } else {
                 // Transient (unreachable, timeout, 5xx): try again soon; the expiry check ends it in time.
                 lastError = cause;
-                nextRenewal = TIMER.schedule(this::renew, Math.max(MIN_RETRY_NANOS, ttlNanos / 10), TimeUnit.NANOSECONDS);
+                nextRenewal = TIMER.schedule(this::renewSoon, Math.max(MIN_RETRY_NANOS, ttlNanos / 10), TimeUnit.NANOSECONDS);
             }
         }
     }
@@ -271,6 +292,17 @@ public final class LeaseKeepAlive implements AutoCloseable {
     /** 408, 429 and 5xx may pass; any other 4xx (bad key, forbidden) will not. */
     private static boolean retryable(int status) {
         return status == 408 || status == 429 || status >= 500;
+    }
+
+    private static ExecutorService renewers(int threads) {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "fencegate-lease-renewer");
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     private static ScheduledExecutorService timer() {

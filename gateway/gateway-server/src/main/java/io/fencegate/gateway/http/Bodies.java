@@ -4,16 +4,23 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reads a request body with a size limit, after the route's cheaper checks (404, 400, 428, 403) have
- * answered: DESIGN.md orders 413 after them. The request must have been paused when it arrived.
+ * answered: DESIGN.md orders 413 after them. The request must have been paused when it arrived. A
+ * large body is read only once this JVM's {@link BodyBudget} holds its bytes, which it keeps until
+ * the answer is sent; a request that waited for them past {@code timeout} is answered 503.
  */
 final class Bodies {
     private Bodies() {}
 
-    static Future<Buffer> read(HttpServerRequest request, long limit) {
+    static Future<Buffer> read(RoutingContext ctx, long limit, Duration timeout) {
+        HttpServerRequest request = ctx.request();
         String declared = request.getHeader("Content-Length");
+        long expected = limit; // a body without a length may grow to the limit
         if (declared != null) {
             long length;
             try {
@@ -24,9 +31,25 @@ final class Bodies {
             if (length > limit) {
                 return Future.failedFuture(tooLarge(limit));
             }
+            expected = length;
         }
+        BodyBudget.Reservation reservation = BodyBudget.HEAP.reserve(expected);
+        ctx.addEndHandler(done -> reservation.release());
+        long size = expected;
+        return Future.fromCompletionStage(reservation.ready(), ctx.vertx().getOrCreateContext())
+                .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .recover(waited -> {
+                    reservation.release();
+                    return Future.failedFuture(Problem.unavailable(
+                            "too many large bodies are being received; retry later"));
+                })
+                .compose(granted -> collect(request, limit, declared == null ? 0 : size));
+    }
+
+    private static Future<Buffer> collect(HttpServerRequest request, long limit, long length) {
         Promise<Buffer> body = Promise.promise();
-        Buffer collected = Buffer.buffer();
+        // Sized once when the length is known: growing by doubling copied a large body several times.
+        Buffer collected = Buffer.buffer((int) Math.min(length, Integer.MAX_VALUE - 8));
         request.handler(chunk -> {
             if (collected.length() + (long) chunk.length() > limit) {
                 // A chunked body that grows past the limit: stop reading; the answer closes the connection.

@@ -30,7 +30,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
     void put(RoutingContext ctx, StoreTarget target) {
         guarded(ctx, target, (store, key, token) -> {
             long limit = Math.min(maxBodyBytes, store.limits().maxValueBytes());
-            return Bodies.read(ctx.request(), limit).compose(body -> call(ctx, store.write(key, token, bytes(body))));
+            return Bodies.read(ctx, limit, timeout).compose(body -> call(ctx, store.write(key, token, bytes(body))));
         });
     }
 

@@ -4,13 +4,14 @@ import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
-import java.util.Optional;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,17 +29,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * through another gateway, whose listeners are in another process (and maybe dead: that is the
  * case a watcher most needs to hear of). Every gateway on the backend reads the same lease, so
  * any of them can serve the stream. A poll is one read (a ZooKeeper getData, a Redis script), every
- * {@link #POLL_MS} ms; that interval bounds how late an end is told.
+ * {@link #POLL_MS} ms; that interval bounds how late an end is told. The streams that watch one
+ * lease share one poll ({@link LeasePoll}), so the issuer's load grows with the leases watched.
  *
  * <p>How an end is named: the issuer says whether it was a release ({@link LeaseIssuer#wasReleased});
- * otherwise the lease ended at or after the last expiry the watcher saw ({@code expired}), or
+ * otherwise the lease ended at or after the last expiry the gateway saw ({@code expired}), or
  * before it, which only a lost ZooKeeper session does ({@code lost}).
  */
 final class LeaseEvents {
     /** How often a watched lease is read; the bound on how late a watcher hears of its end. */
     static final long POLL_MS = 100;
-    /** Watch streams one gateway serves at once: each one reads the issuer every POLL_MS. */
-    static final int MAX_WATCHERS = 1000;
+    /** Watch streams one gateway serves at once: each holds a connection and a little memory. */
+    static final int MAX_WATCHERS = 10_000;
+    /** Leases one gateway watches at once: each one is read every POLL_MS, however many watch it. */
+    static final int MAX_LEASES = 1000;
     /**
      * A renew moves the expiry by at least ttl/3 in practice; Redis's expiry is measured (send
      * time + remaining ttl), so it wobbles by a round trip. Smaller moves are not reported.
@@ -51,6 +55,8 @@ final class LeaseEvents {
     private final Duration timeout;
     private final long heartbeatMs;
     private final AtomicInteger watchers = new AtomicInteger();
+    /** The running polls by lease id: one per watched lease. */
+    private final Map<String, LeasePoll> polls = new ConcurrentHashMap<>();
     /** The open streams, for a connection's shutdown to find its own (HTTP/2 carries many on one). */
     private final Set<Stream> open = ConcurrentHashMap.newKeySet();
 
@@ -80,6 +86,12 @@ final class LeaseEvents {
                 ctx.fail(Problem.unavailable("this gateway already serves " + MAX_WATCHERS + " lease watches"));
                 return;
             }
+            // Racy by a few under a burst of new leases; the bound is on the order of magnitude.
+            if (polls.size() >= MAX_LEASES && !polls.containsKey(lease.leaseId())) {
+                watchers.decrementAndGet();
+                ctx.fail(Problem.unavailable("this gateway already watches " + MAX_LEASES + " leases"));
+                return;
+            }
             new Stream(ctx, lease).start();
         }).onFailure(ctx::fail);
     }
@@ -89,18 +101,25 @@ final class LeaseEvents {
                 .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** One open stream: polls until the lease ends or the client goes away. */
-    private final class Stream {
+    /** How many leases this gateway reads for its watchers now (one poll each). */
+    int watchedLeases() {
+        return polls.size();
+    }
+
+    /** One open stream: told by its lease's poll until the lease ends or the client goes away. */
+    private final class Stream implements LeasePoll.Watcher {
         private final RoutingContext ctx;
         private final HttpServerResponse response;
+        private final Context context;
+        private LeasePoll poll;
         private Lease last;
         private long lastWriteMs;
-        private long timer = -1;
         private boolean done;
 
         Stream(RoutingContext ctx, Lease lease) {
             this.ctx = ctx;
             this.response = ctx.response();
+            this.context = ctx.vertx().getOrCreateContext();
             this.last = lease;
         }
 
@@ -120,55 +139,44 @@ final class LeaseEvents {
                     .forEach(Stream::stopping));
             // A comment, not an event: tells the client the watch is on and what it watches.
             write(": watching " + json("watching").encode() + "\n\n");
-            schedule();
+            poll = LeasePoll.join(polls, issuer, context, last, timeout.toMillis(), this);
         }
 
-        private void schedule() {
-            if (!done) {
-                timer = ctx.vertx().setTimer(POLL_MS, id -> poll());
-            }
+        @Override
+        public Context context() {
+            return context;
         }
 
-        private void poll() {
+        @Override
+        public void alive(Lease now) {
             if (done) {
                 return;
             }
-            call(ctx, issuer.find(last.leaseId())).onComplete(read -> {
-                if (done) {
-                    return;
-                }
-                if (read.failed()) {
-                    // The issuer is unreachable from here: we cannot say the lease ended. Keep asking.
-                    heartbeat(": issuer unavailable\n\n");
-                    schedule();
-                    return;
-                }
-                Optional<Lease> now = read.result();
-                if (now.isPresent()) {
-                    if (now.get().expiresAt() > last.expiresAt() + RENEW_JITTER_MS) {
-                        last = now.get();
-                        event("renewed", json("renewed"));
-                    } else {
-                        heartbeat(": alive\n\n");
-                    }
-                    schedule();
-                    return;
-                }
-                ended(System.currentTimeMillis());
-            });
+            if (now.expiresAt() > last.expiresAt() + RENEW_JITTER_MS) {
+                last = now;
+                event("renewed", json("renewed"));
+            } else {
+                heartbeat(": alive\n\n");
+            }
         }
 
-        private void ended(long endedAt) {
-            call(ctx, issuer.wasReleased(last)).onComplete(released -> {
-                if (done) {
-                    return;
-                }
-                String name = released.succeeded() && released.result() ? "released"
-                        : endedAt >= last.expiresAt() ? "expired" : "lost";
-                event(name, json(name).put("endedAt", endedAt));
-                finish();
-                response.end();
-            });
+        @Override
+        public void unavailable() {
+            if (!done) {
+                // The issuer is unreachable from here: we cannot say the lease ended. The poll keeps asking.
+                heartbeat(": issuer unavailable\n\n");
+            }
+        }
+
+        @Override
+        public void ended(String name, long endedAt, Lease lease) {
+            if (done) {
+                return;
+            }
+            last = lease;
+            event(name, json(name).put("endedAt", endedAt));
+            finish();
+            response.end();
         }
 
         HttpConnection connection() {
@@ -208,8 +216,8 @@ final class LeaseEvents {
                 done = true;
                 open.remove(this);
                 watchers.decrementAndGet();
-                if (timer >= 0) {
-                    ctx.vertx().cancelTimer(timer);
+                if (poll != null) {
+                    poll.leave(this);
                 }
             }
         }

@@ -36,7 +36,7 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, 
                     "Not Found", "store '" + b.name() + "' has no statement named '" + PathDecoder.shorten(name)
                             + "'; configured: " + b.named().keySet()));
             long token = TokenGate.required(ctx);
-            done = Bodies.read(ctx.request(), MAX_BODY).compose(body -> {
+            done = Bodies.read(ctx, MAX_BODY, timeout).compose(body -> {
                 Call call = Call.parse(body, Math.min(maxKeyBytes, b.store().limits().maxKeyBytes()));
                 ctx.put(StoreActivity.KEY, call.key());
                 return gate.admit(ctx, b, call.key(), token)

@@ -73,6 +73,8 @@ final class Acquisition {
     /** Set before this acquire reads ourPath to delete it; the create callback checks it after setting ourPath. */
     private volatile boolean abandoned;
     private volatile ScheduledFuture<?> deadline;
+    /** The predecessor this waiter watches (or last watched); null before it waits. */
+    private volatile String watched;
 
     Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs, long lockDelayMs, AcquisitionDriver driver) {
         this.parts = parts;
@@ -304,8 +306,10 @@ final class Acquisition {
      */
     private void watchPredecessor(String predecessor) {
         waited = true;
+        Watcher watcher = (WatchedEvent e) -> checkPosition();
+        watched = predecessor;
         parts.zk().call("watch " + predecessor, cb -> parts.client().getData()
-                        .usingWatcher((Watcher) (WatchedEvent e) -> checkPosition()).inBackground(cb).forPath(predecessor))
+                        .usingWatcher(watcher).inBackground(cb).forPath(predecessor))
                 .whenComplete((event, error) -> {
                     if (error != null) {
                         fail(error);
@@ -313,9 +317,37 @@ final class Acquisition {
                         checkPosition(); // gone before the watch was set: no watch was left
                     } else if (AsyncZk.code(event) != Code.OK) {
                         fail(AsyncZk.unexpected("watch predecessor", event));
+                    } else if (abandoned) {
+                        unwatch(); // gave up while the watch was being set: a removal sent earlier came first
                     }
                     // else: the watch fires when the predecessor changes or goes.
                 });
+    }
+
+    /**
+     * Removes our watch on the predecessor, if one may be set. Why: a waiter that gives up would
+     * otherwise leave it on the server until the predecessor changes, which a long-held lease may
+     * not do for hours: a thousand impatient waiters, a thousand watches.
+     *
+     * <p>Why all of this session's data watches on that path and not only ours: ZooKeeper removes
+     * one watcher on the client alone (the server only checks that a watch is there), and keeps
+     * the server's until it fires. No other acquisition in this session can be watching the same
+     * node: it would have our node, or a later one, between itself and that node. One that starts
+     * to watch it after our node goes sends its read after this removal, on the same session, so
+     * the server applies them in that order. Quietly: the watch may have fired already.
+     */
+    private void unwatch() {
+        String path = watched;
+        if (path == null) {
+            return;
+        }
+        try {
+            parts.client().watchers().removeAll().ofType(Watcher.WatcherType.Data).quietly()
+                    .inBackground().forPath(path);
+        } catch (Exception e) {
+            // Closing client, or the connection is down: the watch then goes with the session, or fires.
+            log.debug("lock {}: could not remove the watch on {}", lock, path, e);
+        }
     }
 
     /**
@@ -434,6 +466,7 @@ final class Acquisition {
     private void removeOurNode() {
         abandoned = true;
         cancelDeadline();
+        unwatch();
         if (ourPath != null) {
             parts.deleteGuaranteed(ourPath);
         } else if (attemptUnresolved) {

@@ -78,6 +78,51 @@ class PredecessorWatchesDoNotLeakIT {
         }
     }
 
+    @Test
+    void queuedWaitersEachWatchOnlyTheirPredecessor() throws Exception {
+        String root = "/fencegate-watch-" + UUID.randomUUID().toString().substring(0, 8);
+        try (LeaseIssuer issuer = issuer(root)) {
+            Lease holder = issuer.acquire("queue", Duration.ofSeconds(30), Duration.ZERO)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+            int held = watchesUnder(root);
+            int waiters = 16;
+            List<CompletableFuture<Void>> queued = new ArrayList<>();
+            for (int i = 0; i < waiters; i++) {
+                queued.add(issuer.acquire("queue", Duration.ofSeconds(30), Duration.ofSeconds(60)).toCompletableFuture()
+                        .thenCompose(lease -> release(issuer, lease)));
+            }
+            // One watch per waiter, each on its own predecessor: a release wakes one waiter, no herd.
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertThat(watchersByPath(root).values().stream().mapToInt(i -> i).sum())
+                            .isEqualTo(held + waiters));
+            assertThat(watchersByPath(root)).as("watchers per watched node").allSatisfy((path, n) -> assertThat(n).isOne());
+            issuer.release(holder.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void waitersThatGiveUpLeaveNoWatchWhileTheHolderKeepsTheLock() throws Exception {
+        String root = "/fencegate-watch-" + UUID.randomUUID().toString().substring(0, 8);
+        try (LeaseIssuer issuer = issuer(root)) {
+            Lease holder = issuer.acquire("held", Duration.ofSeconds(60), Duration.ZERO)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+            int held = watchesUnder(root);
+            List<CompletableFuture<Optional<Lease>>> waiters = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                waiters.add(issuer.acquire("held", Duration.ofSeconds(10), Duration.ofMillis(300)).toCompletableFuture());
+            }
+            for (CompletableFuture<Optional<Lease>> waiter : waiters) {
+                assertThat(waiter.get(30, TimeUnit.SECONDS)).as("gave up: the lock is held").isEmpty();
+            }
+            // The holder's node has not changed, so a watch on it would still be there.
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertThat(watchesUnder(root)).as("watches left by waiters that gave up")
+                            .isEqualTo(held));
+            issuer.release(holder.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
     private static CompletableFuture<Void> release(LeaseIssuer issuer, Optional<Lease> lease) {
         return lease.isEmpty() ? CompletableFuture.completedFuture(null)
                 : issuer.release(lease.get().leaseId()).toCompletableFuture().thenAccept(released -> { });
@@ -94,6 +139,11 @@ class PredecessorWatchesDoNotLeakIT {
      * not ours: Curator's ensemble tracker watches {@code /zookeeper/config} in every session.
      */
     private static int watchesUnder(String root) throws Exception {
+        return watchersByPath(root).values().stream().mapToInt(i -> i).sum();
+    }
+
+    /** Per watched path under {@code root}, how many sessions watch it (see {@link #watchesUnder}). */
+    private static java.util.Map<String, Integer> watchersByPath(String root) throws Exception {
         try (Socket socket = new Socket("127.0.0.1", server.getPort())) {
             socket.setSoTimeout(5_000);
             OutputStream out = socket.getOutputStream();
@@ -104,13 +154,13 @@ class PredecessorWatchesDoNotLeakIT {
             if (answer.contains("not executed") || answer.contains("not in the whitelist")) {
                 throw new AssertionError("wchp refused: " + answer);
             }
-            int watches = 0;
-            boolean ours = false;
+            java.util.Map<String, Integer> watches = new java.util.TreeMap<>();
+            String path = null;
             for (String line : answer.split("\n")) {
                 if (line.startsWith("/")) {
-                    ours = line.startsWith(root + "/");
-                } else if (ours && !line.isBlank()) {
-                    watches++;
+                    path = line.startsWith(root + "/") ? line.trim() : null;
+                } else if (path != null && !line.isBlank()) {
+                    watches.merge(path, 1, Integer::sum);
                 }
             }
             return watches;
