@@ -24,11 +24,25 @@ final class BlockedThreadWatch implements AutoCloseable {
     static VertxOptions options() {
         return new VertxOptions()
                 .setBlockedThreadCheckInterval(50).setBlockedThreadCheckIntervalUnit(TimeUnit.MILLISECONDS)
-                .setMaxEventLoopExecuteTime(200).setMaxEventLoopExecuteTimeUnit(TimeUnit.MILLISECONDS);
+                .setMaxEventLoopExecuteTime(200).setMaxEventLoopExecuteTimeUnit(TimeUnit.MILLISECONDS)
+                // The stack with every warning: a failure then says where the loop was, not only how long.
+                .setWarningExceptionTime(200).setWarningExceptionTimeUnit(TimeUnit.MILLISECONDS);
     }
 
     List<String> warnings() {
-        return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        return appender.list.stream().map(BlockedThreadWatch::describe).toList();
+    }
+
+    /** The warning and the blocked thread's top frames. */
+    private static String describe(ILoggingEvent event) {
+        StringBuilder b = new StringBuilder(event.getFormattedMessage());
+        if (event.getThrowableProxy() != null) {
+            var frames = event.getThrowableProxy().getStackTraceElementProxyArray();
+            for (int i = 0; i < Math.min(frames.length, 25); i++) {
+                b.append("\n    ").append(frames[i].getSTEAsString());
+            }
+        }
+        return b.toString();
     }
 
     @Override
