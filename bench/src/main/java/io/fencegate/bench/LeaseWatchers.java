@@ -50,21 +50,33 @@ final class LeaseWatchers {
             }
         }, "bench-renewer");
         renewer.start();
+        boolean jdk = Boolean.getBoolean("bench.watchers.jdk");
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(pool)
                 .connectTimeout(Duration.ofSeconds(10)).build();
         CountDownLatch opened = new CountDownLatch(watchers);
         AtomicLongArray toldAt = new AtomicLongArray(watchers);
+        AtomicLongArray endedAt = new AtomicLongArray(watchers);
         List<CompletableFuture<?>> streams = new ArrayList<>();
+        WatchStreams nio = null;
         try {
+            if (jdk) {
             for (int i = 0; i < watchers; i++) {
                 HttpRequest request = HttpRequest.newBuilder(gateway.resolve("/v1/leases/" + lease.leaseId() + "/events"))
                         .header("Accept", "text/event-stream").GET().build();
                 streams.add(http.sendAsync(request, HttpResponse.BodyHandlers.fromLineSubscriber(
-                        new Watcher(opened, toldAt, i))));
+                        new Watcher(opened, toldAt, endedAt, i))));
             }
             if (!opened.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException((watchers - opened.getCount()) + " of " + watchers + " watch streams opened");
+            }
+            } else {
+                nio = new WatchStreams(gateway, lease.leaseId(), watchers);
+                toldAt = nio.toldAt;
+                endedAt = nio.endedAt;
+                if (!nio.awaitOpen(120)) {
+                    throw new IllegalStateException(nio.openCount() + " of " + watchers + " watch streams opened");
+                }
             }
             Thread.sleep(500);
             long p0 = facts.packetsReceived();
@@ -97,6 +109,20 @@ final class LeaseWatchers {
                     max = Math.max(max, late);
                 }
             }
+            Histogram detect = Sample.newHistogram();
+            Histogram deliver = Sample.newHistogram();
+            for (int i = 0; i < watchers; i++) {
+                if (toldAt.get(i) != 0 && endedAt.get(i) != 0) {
+                    detect.recordValue(Math.max(0, endedAt.get(i) - expiry));
+                    deliver.recordValue(Math.max(0, toldAt.get(i) - endedAt.get(i)));
+                }
+            }
+            if (watchers > 0) {
+                System.err.printf(Locale.ROOT, "bench scale: %d watchers (%s): gateway saw the end p50 %d p99 %d ms after expiry;"
+                        + " end event read p50 %d p99 %d max %d ms after that%n", watchers, jdk ? "jdk" : "nio",
+                        detect.getValueAtPercentile(50), detect.getValueAtPercentile(99),
+                        deliver.getValueAtPercentile(50), deliver.getValueAtPercentile(99), deliver.getMaxValue());
+            }
             Point p = new Point(watchers, rate, told, watchers == 0 ? Double.NaN : tell.getValueAtPercentile(50),
                     watchers == 0 ? Double.NaN : tell.getValueAtPercentile(99), watchers == 0 ? Double.NaN : max);
             System.err.printf(Locale.ROOT, "bench scale: %d watchers: ZooKeeper %.0f requests/s; expiry told to %d, "
@@ -105,6 +131,9 @@ final class LeaseWatchers {
         } finally {
             renewing.set(false);
             streams.forEach(s -> s.cancel(true));
+            if (nio != null) {
+                nio.close();
+            }
             pool.shutdownNow(); // Java 17 HttpClient has no close: its threads go with its executor
         }
     }
@@ -113,12 +142,15 @@ final class LeaseWatchers {
     private static final class Watcher implements Flow.Subscriber<String> {
         private final CountDownLatch opened;
         private final AtomicLongArray toldAt;
+        private final AtomicLongArray endedAt;
         private final int index;
         private boolean open;
+        private boolean ending;
 
-        Watcher(CountDownLatch opened, AtomicLongArray toldAt, int index) {
+        Watcher(CountDownLatch opened, AtomicLongArray toldAt, AtomicLongArray endedAt, int index) {
             this.opened = opened;
             this.toldAt = toldAt;
+            this.endedAt = endedAt;
             this.index = index;
         }
 
@@ -134,6 +166,13 @@ final class LeaseWatchers {
                 opened.countDown();
             } else if (line.equals("event: expired") || line.equals("event: lost")) {
                 toldAt.set(index, System.currentTimeMillis());
+                ending = true;
+            } else if (ending && line.startsWith("data: ")) {
+                ending = false;
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"endedAt\":(\\d+)").matcher(line);
+                if (m.find()) {
+                    endedAt.set(index, Long.parseLong(m.group(1)));
+                }
             }
         }
 
