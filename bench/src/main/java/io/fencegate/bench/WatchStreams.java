@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * N SSE streams of one lease, each on its own HTTP/1.1 connection, all read by one selector
  * thread that stamps an end event ({@code expired} or {@code lost}) when its bytes arrive. Why
- * not the JDK HttpClient: with a thousand streams its per-connection delivery (a scheduler task a
- * chunk, then a line subscriber) took most of the time it was meant to measure; a plain selector
- * costs a read and a line scan a stream, so what it stamps is the gateway's lateness.
+ * not the JDK HttpClient: on 2 CPUs, a thousand streams read through it got their end event p50
+ * about 400 ms after the gateway saw the end, against about 30 ms read here, so it measured
+ * itself more than the gateway. A selector costs a read and a line scan a stream.
  */
 final class WatchStreams implements AutoCloseable {
     private final Selector selector;
