@@ -3,19 +3,10 @@ package io.fencegate.bench;
 import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Flow;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -24,13 +15,16 @@ import org.HdrHistogram.Histogram;
 /**
  * SSE watchers of one lease on one gateway (ZooKeeper issuer): the requests ZooKeeper receives a
  * second while they watch (renewals and the session's pings are the floor, measured with no
- * watcher), and, when the holder stops renewing, how late each watcher is told {@code expired}.
+ * watcher), and, when the holder stops renewing, how late each watcher is told {@code expired},
+ * split in two: until the gateway saw the end (the event's {@code endedAt}), then until the
+ * stream's event was read ({@link WatchStreams} stamps it as its bytes arrive).
  */
 final class LeaseWatchers {
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final long WINDOW_MS = 3000;
 
-    record Point(int watchers, double zkRequestsPerSec, long told, double tellP50Ms, double tellP99Ms, double tellMaxMs) { }
+    record Point(int watchers, double zkRequestsPerSec, long told, double tellP50Ms, double tellP99Ms, double tellMaxMs,
+                 double seenP99Ms, double readP99Ms) { }
 
     private LeaseWatchers() {}
 
@@ -50,22 +44,12 @@ final class LeaseWatchers {
             }
         }, "bench-renewer");
         renewer.start();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(pool)
-                .connectTimeout(Duration.ofSeconds(10)).build();
-        CountDownLatch opened = new CountDownLatch(watchers);
-        AtomicLongArray toldAt = new AtomicLongArray(watchers);
-        List<CompletableFuture<?>> streams = new ArrayList<>();
-        try {
-            for (int i = 0; i < watchers; i++) {
-                HttpRequest request = HttpRequest.newBuilder(gateway.resolve("/v1/leases/" + lease.leaseId() + "/events"))
-                        .header("Accept", "text/event-stream").GET().build();
-                streams.add(http.sendAsync(request, HttpResponse.BodyHandlers.fromLineSubscriber(
-                        new Watcher(opened, toldAt, i))));
+        try (WatchStreams streams = new WatchStreams(gateway, lease.leaseId(), watchers)) {
+            if (!streams.awaitOpen(120)) {
+                throw new IllegalStateException(streams.openCount() + " of " + watchers + " watch streams opened");
             }
-            if (!opened.await(120, TimeUnit.SECONDS)) {
-                throw new IllegalStateException((watchers - opened.getCount()) + " of " + watchers + " watch streams opened");
-            }
+            AtomicLongArray toldAt = streams.toldAt;
+            AtomicLongArray endedAt = streams.endedAt;
             Thread.sleep(500);
             long p0 = facts.packetsReceived();
             long t0 = System.nanoTime();
@@ -97,54 +81,29 @@ final class LeaseWatchers {
                     max = Math.max(max, late);
                 }
             }
+            Histogram seen = Sample.newHistogram();
+            Histogram read = Sample.newHistogram();
+            for (int i = 0; i < watchers; i++) {
+                if (toldAt.get(i) != 0 && endedAt.get(i) != 0) {
+                    seen.recordValue(Math.max(0, endedAt.get(i) - expiry));
+                    read.recordValue(Math.max(0, toldAt.get(i) - endedAt.get(i)));
+                }
+            }
+            if (watchers > 0) {
+                System.err.printf(Locale.ROOT, "bench scale: %d watchers: the gateway saw the end p50 %d p99 %d ms after the expiry;"
+                        + " its event was read p50 %d p99 %d max %d ms after that%n", watchers,
+                        seen.getValueAtPercentile(50), seen.getValueAtPercentile(99),
+                        read.getValueAtPercentile(50), read.getValueAtPercentile(99), read.getMaxValue());
+            }
             Point p = new Point(watchers, rate, told, watchers == 0 ? Double.NaN : tell.getValueAtPercentile(50),
-                    watchers == 0 ? Double.NaN : tell.getValueAtPercentile(99), watchers == 0 ? Double.NaN : max);
+                    watchers == 0 ? Double.NaN : tell.getValueAtPercentile(99), watchers == 0 ? Double.NaN : max,
+                    watchers == 0 ? Double.NaN : seen.getValueAtPercentile(99),
+                    watchers == 0 ? Double.NaN : read.getValueAtPercentile(99));
             System.err.printf(Locale.ROOT, "bench scale: %d watchers: ZooKeeper %.0f requests/s; expiry told to %d, "
                     + "p50 %.0f ms p99 %.0f ms max %.0f ms late%n", watchers, rate, told, p.tellP50Ms(), p.tellP99Ms(), max);
             return p;
         } finally {
             renewing.set(false);
-            streams.forEach(s -> s.cancel(true));
-            pool.shutdownNow(); // Java 17 HttpClient has no close: its threads go with its executor
-        }
-    }
-
-    /** Reads one stream: counts it open at its first comment, stamps the {@code expired} event. */
-    private static final class Watcher implements Flow.Subscriber<String> {
-        private final CountDownLatch opened;
-        private final AtomicLongArray toldAt;
-        private final int index;
-        private boolean open;
-
-        Watcher(CountDownLatch opened, AtomicLongArray toldAt, int index) {
-            this.opened = opened;
-            this.toldAt = toldAt;
-            this.index = index;
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription subscription) {
-            subscription.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(String line) {
-            if (!open && line.startsWith(": watching")) {
-                open = true;
-                opened.countDown();
-            } else if (line.equals("event: expired") || line.equals("event: lost")) {
-                toldAt.set(index, System.currentTimeMillis());
-            }
-        }
-
-        @Override
-        public void onError(Throwable throwable) {
-            // cancelled at the end, or the gateway closed it
-        }
-
-        @Override
-        public void onComplete() {
-            // the stream ends after the end event
         }
     }
 }
