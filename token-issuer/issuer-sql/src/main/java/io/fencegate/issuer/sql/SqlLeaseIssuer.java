@@ -431,7 +431,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
                     fenced.put(lock, Boolean.TRUE);
                 }
                 long floor = highestGranted.get();
-                if (waiterId == 0 && tables.grantsInOneStatement()) {
+                if (waiterId == 0 && tables.grantsAtOnce()) {
                     Long token = tables.grantFree(key, secret, ttlMs, delayMs, floor, instanceName);
                     if (token != null) {
                         return new LeaseTables.Attempt(true, token, 0, false);

@@ -133,7 +133,7 @@ public final class SqlLeaseIssuerBuilder {
                 dialect = SqlDialect.of(c);
                 // Why: the issuer's single statements (a waiter's place, a fence row) must commit on
                 // their own; on a connection inside someone's transaction they would not.
-                if (!c.getAutoCommit()) {
+                if (pool == null && !c.getAutoCommit()) {
                     throw new IllegalArgumentException("dataSource must hand out auto-commit connections:"
                             + " the issuer runs its own short transactions, never a caller's");
                 }
@@ -161,7 +161,10 @@ public final class SqlLeaseIssuerBuilder {
         config.setMaximumPoolSize(poolSize + 1);
         config.setConnectionTimeout(Math.max(250, connectTimeout.toMillis()));
         config.setInitializationFailTimeout(Math.max(1, connectTimeout.toMillis()));
-        config.setAutoCommit(true);
+        // MariaDB/MySQL: autocommit off once for good, as the issuer's transactions want it, rather than
+        // a statement to switch it off and one to switch it back a transaction; every call commits itself.
+        // PostgreSQL and H2 keep it on: their grant and release are single statements.
+        config.setAutoCommit(!(jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:")));
         try {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
