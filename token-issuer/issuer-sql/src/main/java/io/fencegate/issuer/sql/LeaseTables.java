@@ -118,9 +118,12 @@ final class LeaseTables {
                 + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?"
                 + " WHERE lock_key = ? AND (secret IS NULL OR free_us IS NULL OR free_us <= NOW_US)"
                 + " AND NOT EXISTS (SELECT 1 FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US)");
-        this.releaseEnd = dialect != SqlDialect.MYSQL ? null : dialect.sql("UPDATE fencegate_lock_fence SET"
-                + " token = LAST_INSERT_ID(token), secret = NULL, expires_us = NULL, free_us = NULL"
-                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
+        // One multi-table UPDATE ends the lease and marks its grant row released, so both commit together
+        // (LEFT JOIN: a lease renewed past the grant retention has no grant row left to mark).
+        this.releaseEnd = dialect != SqlDialect.MYSQL ? null : dialect.sql("UPDATE fencegate_lock_fence f"
+                + " LEFT JOIN fencegate_lease_grant g ON g.lock_key = f.lock_key AND g.token = f.token"
+                + " SET f.token = LAST_INSERT_ID(f.token), f.secret = NULL, f.expires_us = NULL, f.free_us = NULL,"
+                + " g.released = TRUE WHERE f.lock_key = ? AND f.secret = ? AND f.expires_us > NOW_US");
     }
 
     /** Whether {@link #grantFree} can grant an uncontended lock without the read-then-write transaction (PostgreSQL, MariaDB/MySQL). */
@@ -353,18 +356,16 @@ final class LeaseTables {
             });
         }
         if (releaseEnd != null) {
-            return inTransaction(c -> {
-                long token;
+            return onceRetried(c -> {
                 try (PreparedStatement s = prepareForKey(c, releaseEnd)) {
                     s.setBytes(1, key);
                     s.setString(2, secret);
-                    if (s.executeUpdate() != 1) {
+                    // Rows found: the fence row, plus its grant row when one is kept.
+                    if (s.executeUpdate() < 1) {
                         return null;
                     }
-                    token = generatedKey(s);
+                    return generatedKey(s);
                 }
-                markReleased(c, key, token);
-                return token;
             });
         }
         return inTransaction(c -> {
@@ -383,17 +384,13 @@ final class LeaseTables {
                 s.setBytes(1, key);
                 s.executeUpdate();
             }
-            markReleased(c, key, token);
+            try (PreparedStatement s = prepare(c, releaseMark)) {
+                s.setBytes(1, key);
+                s.setLong(2, token);
+                s.executeUpdate();
+            }
             return token;
         });
-    }
-
-    private void markReleased(Connection c, byte[] key, long token) throws SQLException {
-        try (PreparedStatement s = prepare(c, releaseMark)) {
-            s.setBytes(1, key);
-            s.setLong(2, token);
-            s.executeUpdate();
-        }
     }
 
     /** The live lease the secret names, read without changing it; null if none. */
@@ -517,8 +514,25 @@ final class LeaseTables {
                     }
                 }
             } catch (SQLException e) {
-                String state = e.getSQLState();
-                if (attempt >= RETRIES || !("40001".equals(state) || "40P01".equals(state))) {
+                if (!retryable(e, attempt)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static boolean retryable(SQLException e, int attempt) {
+        String state = e.getSQLState();
+        return attempt < RETRIES && ("40001".equals(state) || "40P01".equals(state));
+    }
+
+    /** {@link #once} for a statement that locks rows of two tables: deadlocks are retried, as a transaction's are. */
+    private <T> T onceRetried(InTransaction<T> work) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return once(work);
+            } catch (SQLException e) {
+                if (!retryable(e, attempt)) {
                     throw e;
                 }
             }
