@@ -60,8 +60,11 @@ final class LeaseTables {
     /** MariaDB/MySQL: the same decisions as one conditional UPDATE each, the token answered by LAST_INSERT_ID; null elsewhere. */
     private final String grantFreeUpdate;
     private final String releaseEnd;
+    /** The same, with the grant row, the token read back and the COMMIT, each one request (the issuer's own MariaDB pool); else null. */
+    private final String grantFreeRequest;
+    private final String releaseRequest;
 
-    LeaseTables(DataSource dataSource, SqlDialect dialect, int timeoutSeconds) {
+    LeaseTables(DataSource dataSource, SqlDialect dialect, int timeoutSeconds, boolean multiStatements) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.timeoutSeconds = timeoutSeconds;
@@ -124,6 +127,15 @@ final class LeaseTables {
                 + " LEFT JOIN fencegate_lease_grant g ON g.lock_key = f.lock_key AND g.token = f.token"
                 + " SET f.token = LAST_INSERT_ID(f.token), f.secret = NULL, f.expires_us = NULL, f.free_us = NULL,"
                 + " g.released = TRUE WHERE f.lock_key = ? AND f.secret = ? AND f.expires_us > NOW_US");
+        // On a pool that allows several statements a request, the transaction goes in one: the token
+        // is read back under the row lock the UPDATE took, and COMMIT ends it (a failing statement
+        // stops the rest; the caller then rolls back).
+        boolean oneRequest = multiStatements && dialect == SqlDialect.MYSQL;
+        this.grantFreeRequest = !oneRequest ? null : grantFreeUpdate + "; " + dialect.sql("INSERT INTO fencegate_lease_grant"
+                + " (lock_key, token, granted_us, released) SELECT lock_key, token, NOW_US, FALSE FROM fencegate_lock_fence"
+                + " WHERE lock_key = ? AND secret = ?") + "; SELECT token FROM fencegate_lock_fence WHERE lock_key = ? AND secret = ?;"
+                + " COMMIT";
+        this.releaseRequest = !oneRequest ? null : releaseEnd + "; SELECT token FROM fencegate_lock_fence WHERE lock_key = ?; COMMIT";
     }
 
     /** Whether {@link #grantFree} can grant an uncontended lock without the read-then-write transaction (PostgreSQL, MariaDB/MySQL). */
@@ -139,6 +151,15 @@ final class LeaseTables {
      * UPDATE, the grant row and the commit, in one transaction.
      */
     Long grantFree(byte[] key, String secret, long ttlMs, long delayMs, long floor, String grantedBy) throws SQLException {
+        if (grantFreeRequest != null) {
+            return inOneRequest(grantFreeRequest, s -> {
+                bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy);
+                s.setBytes(10, key);
+                s.setString(11, secret);
+                s.setBytes(12, key);
+                s.setString(13, secret);
+            });
+        }
         if (grantFreeUpdate != null) {
             return inTransaction(c -> {
                 long token;
@@ -355,6 +376,13 @@ final class LeaseTables {
                 }
             });
         }
+        if (releaseRequest != null) {
+            return inOneRequest(releaseRequest, s -> {
+                s.setBytes(1, key);
+                s.setString(2, secret);
+                s.setBytes(3, key);
+            });
+        }
         if (releaseEnd != null) {
             return onceRetried(c -> {
                 try (PreparedStatement s = prepareForKey(c, releaseEnd)) {
@@ -519,6 +547,36 @@ final class LeaseTables {
                 }
             }
         }
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement s) throws SQLException;
+    }
+
+    /**
+     * Sends {@code sql} (several statements: a conditional UPDATE first, a token SELECT, COMMIT last)
+     * as one request; answers the token if the UPDATE changed a row, else null.
+     */
+    private Long inOneRequest(String sql, Binder binder) throws SQLException {
+        return inTransaction(c -> {
+            try (PreparedStatement s = prepare(c, sql)) {
+                binder.bind(s);
+                boolean resultSet = s.execute();
+                boolean changed = !resultSet && s.getUpdateCount() >= 1;
+                Long token = null;
+                while (resultSet || s.getUpdateCount() != -1) {
+                    if (resultSet) {
+                        try (ResultSet rs = s.getResultSet()) {
+                            if (rs.next()) {
+                                token = rs.getLong(1);
+                            }
+                        }
+                    }
+                    resultSet = s.getMoreResults();
+                }
+                return changed ? token : null;
+            }
+        });
     }
 
     private static boolean retryable(SQLException e, int attempt) {

@@ -164,12 +164,21 @@ public final class SqlLeaseIssuerBuilder {
         // MariaDB/MySQL: autocommit off once for good, as the issuer's transactions want it, rather than
         // a statement to switch it off and one to switch it back a transaction; every call commits itself.
         // PostgreSQL and H2 keep it on: their grant and release are single statements.
-        config.setAutoCommit(!(jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:")));
+        config.setAutoCommit(!mysqlUrl());
+        if (mysqlUrl()) {
+            // A grant's or a release's statements, the token read back and the COMMIT go in one request.
+            config.addDataSourceProperty("allowMultiQueries", "true");
+        }
         try {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
             throw new IssuerUnavailableException("SQL lease issuer: cannot open " + where() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Whether the issuer's own pool talks to MariaDB/MySQL: autocommit off, several statements a request. */
+    boolean mysqlUrl() {
+        return jdbcUrl != null && (jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:"));
     }
 
     private static void closeQuietly(HikariDataSource pool) {
