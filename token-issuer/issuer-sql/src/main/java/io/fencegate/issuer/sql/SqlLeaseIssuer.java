@@ -110,7 +110,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         this.instanceName = b.instanceName();
         this.grantRetention = b.grantRetention();
         this.tables = new LeaseTables(dataSource, dialect, (int) Math.max(1, b.statementTimeout().toSeconds()),
-                ownedPool != null && dialect == SqlDialect.MYSQL && b.mysqlUrl());
+                ownedPool != null && dialect == SqlDialect.MYSQL && b.multiStatements());
         this.jdbc = new ThreadPoolExecutor(b.threads(), b.threads(), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.named("fencegate-sql-issuer"));
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-sql-issuer-timer"));

@@ -7,6 +7,7 @@ import io.fencegate.issuer.backend.InstanceNames;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Locale;
 import javax.sql.DataSource;
 
 /**
@@ -165,7 +166,7 @@ public final class SqlLeaseIssuerBuilder {
         // a statement to switch it off and one to switch it back a transaction; every call commits itself.
         // PostgreSQL and H2 keep it on: their grant and release are single statements.
         config.setAutoCommit(!mysqlUrl());
-        if (mysqlUrl()) {
+        if (mysqlUrl() && !jdbcUrl.toLowerCase(Locale.ROOT).contains("allowmultiqueries=")) {
             // A grant's or a release's statements, the token read back and the COMMIT go in one request.
             config.addDataSourceProperty("allowMultiQueries", "true");
         }
@@ -176,9 +177,15 @@ public final class SqlLeaseIssuerBuilder {
         }
     }
 
-    /** Whether the issuer's own pool talks to MariaDB/MySQL: autocommit off, several statements a request. */
-    boolean mysqlUrl() {
+    /** Whether the issuer's own pool talks to MariaDB/MySQL: autocommit off. */
+    private boolean mysqlUrl() {
         return jdbcUrl != null && (jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:"));
+    }
+
+    /** Whether the issuer's own MariaDB/MySQL pool sends several statements a request (unless the URL says otherwise). */
+    boolean multiStatements() {
+        String url = jdbcUrl == null ? "" : jdbcUrl.toLowerCase(Locale.ROOT);
+        return mysqlUrl() && (!url.contains("allowmultiqueries=") || url.contains("allowmultiqueries=true"));
     }
 
     private static void closeQuietly(HikariDataSource pool) {
