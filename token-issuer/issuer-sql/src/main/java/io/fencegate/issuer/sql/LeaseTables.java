@@ -148,7 +148,7 @@ final class LeaseTables {
      * (no live lease, no lock-delay left, no live waiter) and answers the token, or null when it did
      * not grant (the lock is taken, someone waits, or the fence row is missing): {@link #grant} then
      * says which, and may grant after all. PostgreSQL: one statement. MariaDB/MySQL: the conditional
-     * UPDATE, the grant row and the commit, in one transaction.
+     * UPDATE, the grant row and the commit, in one transaction (one request on the issuer's own pool).
      */
     Long grantFree(byte[] key, String secret, long ttlMs, long delayMs, long floor, String grantedBy) throws SQLException {
         if (grantFreeRequest != null) {
