@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -56,8 +57,14 @@ final class LeaseTables {
     /** PostgreSQL: an uncontended grant, and a release, each in one statement (one round trip); null elsewhere. */
     private final String grantFree;
     private final String releaseAtOnce;
+    /** MariaDB/MySQL: the same decisions as one conditional UPDATE each, the token answered by LAST_INSERT_ID; null elsewhere. */
+    private final String grantFreeUpdate;
+    private final String releaseEnd;
+    /** The same, with the grant row, the token read back and the COMMIT, each one request (the issuer's own MariaDB pool); else null. */
+    private final String grantFreeRequest;
+    private final String releaseRequest;
 
-    LeaseTables(DataSource dataSource, SqlDialect dialect, int timeoutSeconds) {
+    LeaseTables(DataSource dataSource, SqlDialect dialect, int timeoutSeconds, boolean multiStatements) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.timeoutSeconds = timeoutSeconds;
@@ -106,42 +113,104 @@ final class LeaseTables {
                 + " SELECT e.token, (SELECT pg_notify('" + SqlReleaseNotifications.CHANNEL + "', CAST(MIN(w.id) AS TEXT))"
                 + " FROM fencegate_lease_waiter w WHERE w.lock_key = e.lock_key AND w.expires_us > NOW_US"
                 + " HAVING MIN(w.id) IS NOT NULL) FROM ended e");
+        // MariaDB has no RETURNING: LAST_INSERT_ID(expr) puts the fence's token in the UPDATE's own OK
+        // packet, read as its generated key (no session state read back). The UPDATE takes the fence
+        // row's lock, so the grant row and the release mark that follow in the transaction see it.
+        this.grantFreeUpdate = dialect != SqlDialect.MYSQL ? null : dialect.sql("UPDATE fencegate_lock_fence SET"
+                + " token = LAST_INSERT_ID(GREATEST(token, ?, NOW_US) + 1), secret = ?, expires_us = NOW_US + ?,"
+                + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?"
+                + " WHERE lock_key = ? AND (secret IS NULL OR free_us IS NULL OR free_us <= NOW_US)"
+                + " AND NOT EXISTS (SELECT 1 FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US)");
+        // One multi-table UPDATE ends the lease and marks its grant row released, so both commit together
+        // (LEFT JOIN: a lease renewed past the grant retention has no grant row left to mark).
+        this.releaseEnd = dialect != SqlDialect.MYSQL ? null : dialect.sql("UPDATE fencegate_lock_fence f"
+                + " LEFT JOIN fencegate_lease_grant g ON g.lock_key = f.lock_key AND g.token = f.token"
+                + " SET f.token = LAST_INSERT_ID(f.token), f.secret = NULL, f.expires_us = NULL, f.free_us = NULL,"
+                + " g.released = TRUE WHERE f.lock_key = ? AND f.secret = ? AND f.expires_us > NOW_US");
+        // On a pool that allows several statements a request, the transaction goes in one: the token
+        // is read back under the row lock the UPDATE took, and COMMIT ends it (a failing statement
+        // stops the rest; the caller then rolls back).
+        boolean oneRequest = multiStatements && dialect == SqlDialect.MYSQL;
+        this.grantFreeRequest = !oneRequest ? null : grantFreeUpdate + "; " + dialect.sql("INSERT INTO fencegate_lease_grant"
+                + " (lock_key, token, granted_us, released) SELECT lock_key, token, NOW_US, FALSE FROM fencegate_lock_fence"
+                + " WHERE lock_key = ? AND secret = ?") + "; SELECT token FROM fencegate_lock_fence WHERE lock_key = ? AND secret = ?;"
+                + " COMMIT";
+        this.releaseRequest = !oneRequest ? null : releaseEnd + "; SELECT token FROM fencegate_lock_fence WHERE lock_key = ?; COMMIT";
     }
 
-    /** Whether {@link #grantFree} can grant an uncontended lock in one statement (PostgreSQL). */
-    boolean grantsInOneStatement() {
-        return grantFree != null;
+    /** Whether {@link #grantFree} can grant an uncontended lock without the read-then-write transaction (PostgreSQL, MariaDB/MySQL). */
+    boolean grantsAtOnce() {
+        return grantFree != null || grantFreeUpdate != null;
     }
 
     /**
-     * PostgreSQL's one round trip for a caller not in line: grants by {@link #grant}'s rule for
-     * {@code waiterId} 0 (no live lease, no lock-delay left, no live waiter) and answers the token, or
-     * null when it did not grant (the lock is taken, someone waits, or the fence row is missing):
-     * {@link #grant} then says which, and may grant after all.
+     * The short path for a caller not in line: grants by {@link #grant}'s rule for {@code waiterId} 0
+     * (no live lease, no lock-delay left, no live waiter) and answers the token, or null when it did
+     * not grant (the lock is taken, someone waits, or the fence row is missing): {@link #grant} then
+     * says which, and may grant after all. PostgreSQL: one statement. MariaDB/MySQL: the conditional
+     * UPDATE, the grant row and the commit, in one transaction (one request on the issuer's own pool).
      */
     Long grantFree(byte[] key, String secret, long ttlMs, long delayMs, long floor, String grantedBy) throws SQLException {
-        try (Connection c = connection(); PreparedStatement s = prepare(c, grantFree)) {
-            s.setLong(1, floor);
-            s.setString(2, secret);
-            s.setLong(3, ttlMs * 1000);
-            s.setLong(4, (ttlMs + delayMs) * 1000);
-            s.setLong(5, ttlMs);
-            s.setLong(6, delayMs);
-            s.setString(7, grantedBy);
-            s.setBytes(8, key);
-            s.setBytes(9, key);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : null;
-            }
+        if (grantFreeRequest != null) {
+            return inOneRequest(grantFreeRequest, s -> {
+                bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy);
+                s.setBytes(10, key);
+                s.setString(11, secret);
+                s.setBytes(12, key);
+                s.setString(13, secret);
+            });
         }
+        if (grantFreeUpdate != null) {
+            return inTransaction(c -> {
+                long token;
+                try (PreparedStatement s = prepareForKey(c, grantFreeUpdate)) {
+                    bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy);
+                    if (s.executeUpdate() != 1) {
+                        return null;
+                    }
+                    token = generatedKey(s);
+                }
+                try (PreparedStatement s = prepare(c, grantInsert)) {
+                    s.setBytes(1, key);
+                    s.setLong(2, token);
+                    s.executeUpdate();
+                }
+                return token;
+            });
+        }
+        return once(c -> {
+            try (PreparedStatement s = prepare(c, grantFree)) {
+                bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy);
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : null;
+                }
+            }
+        });
+    }
+
+    private static void bindGrantFree(PreparedStatement s, byte[] key, String secret, long ttlMs, long delayMs, long floor,
+                                      String grantedBy) throws SQLException {
+        s.setLong(1, floor);
+        s.setString(2, secret);
+        s.setLong(3, ttlMs * 1000);
+        s.setLong(4, (ttlMs + delayMs) * 1000);
+        s.setLong(5, ttlMs);
+        s.setLong(6, delayMs);
+        s.setString(7, grantedBy);
+        s.setBytes(8, key);
+        s.setBytes(9, key);
     }
 
     /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
     void ensureFence(byte[] key, byte[] name) throws SQLException {
-        try (Connection c = connection(); PreparedStatement s = prepare(c, insertFence)) {
-            s.setBytes(1, key);
-            s.setBytes(2, name);
-            s.executeUpdate();
+        try {
+            once(c -> {
+                try (PreparedStatement s = prepare(c, insertFence)) {
+                    s.setBytes(1, key);
+                    s.setBytes(2, name);
+                    return s.executeUpdate();
+                }
+            });
         } catch (SQLException e) {
             if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
                 throw e;
@@ -232,24 +301,27 @@ final class LeaseTables {
 
     /** A place in line: a new waiter row, living {@code waiterTtlMs} unless refreshed. */
     long addWaiter(byte[] key, long waiterTtlMs) throws SQLException {
-        try (Connection c = connection(); PreparedStatement s = c.prepareStatement(waiterInsert, new String[] {"id"})) {
-            s.setQueryTimeout(timeoutSeconds);
-            s.setBytes(1, key);
-            s.setLong(2, waiterTtlMs * 1000);
-            s.executeUpdate();
-            try (ResultSet rs = s.getGeneratedKeys()) {
-                if (!rs.next()) {
-                    throw new SQLException("the database returned no id for the new waiter row");
+        return once(c -> {
+            try (PreparedStatement s = c.prepareStatement(waiterInsert, new String[] {"id"})) {
+                s.setQueryTimeout(timeoutSeconds);
+                s.setBytes(1, key);
+                s.setLong(2, waiterTtlMs * 1000);
+                s.executeUpdate();
+                try (ResultSet rs = s.getGeneratedKeys()) {
+                    if (!rs.next()) {
+                        throw new SQLException("the database returned no id for the new waiter row");
+                    }
+                    return rs.getLong(1);
                 }
-                return rs.getLong(1);
             }
-        }
+        });
     }
 
     void removeWaiter(long waiterId) throws SQLException {
-        try (Connection c = connection()) {
+        once(c -> {
             deleteWaiter(c, waiterId);
-        }
+            return null;
+        });
     }
 
     private void deleteWaiter(Connection c, long waiterId) throws SQLException {
@@ -294,13 +366,35 @@ final class LeaseTables {
      */
     Long release(byte[] key, String secret) throws SQLException {
         if (releaseAtOnce != null) {
-            try (Connection c = connection(); PreparedStatement s = prepare(c, releaseAtOnce)) {
+            return once(c -> {
+                try (PreparedStatement s = prepare(c, releaseAtOnce)) {
+                    s.setBytes(1, key);
+                    s.setString(2, secret);
+                    try (ResultSet rs = s.executeQuery()) {
+                        return rs.next() ? rs.getLong(1) : null;
+                    }
+                }
+            });
+        }
+        if (releaseRequest != null) {
+            return inOneRequest(releaseRequest, s -> {
                 s.setBytes(1, key);
                 s.setString(2, secret);
-                try (ResultSet rs = s.executeQuery()) {
-                    return rs.next() ? rs.getLong(1) : null;
+                s.setBytes(3, key);
+            });
+        }
+        if (releaseEnd != null) {
+            return onceRetried(c -> {
+                try (PreparedStatement s = prepareForKey(c, releaseEnd)) {
+                    s.setBytes(1, key);
+                    s.setString(2, secret);
+                    // Rows found: the fence row, plus its grant row when one is kept.
+                    if (s.executeUpdate() < 1) {
+                        return null;
+                    }
+                    return generatedKey(s);
                 }
-            }
+            });
         }
         return inTransaction(c -> {
             long token;
@@ -329,36 +423,42 @@ final class LeaseTables {
 
     /** The live lease the secret names, read without changing it; null if none. */
     Live find(byte[] key, String secret) throws SQLException {
-        try (Connection c = connection(); PreparedStatement s = prepare(c, findLive)) {
-            s.setBytes(1, key);
-            s.setString(2, secret);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? new Live(rs.getLong(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000)) : null;
+        return once(c -> {
+            try (PreparedStatement s = prepare(c, findLive)) {
+                s.setBytes(1, key);
+                s.setString(2, secret);
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next() ? new Live(rs.getLong(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000)) : null;
+                }
             }
-        }
+        });
     }
 
     boolean wasGranted(byte[] key, long token) throws SQLException {
-        try (Connection c = connection(); PreparedStatement s = prepare(c, granted)) {
-            s.setBytes(1, key);
-            s.setLong(2, token);
-            s.setBytes(3, key);
-            s.setLong(4, token);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next();
+        return once(c -> {
+            try (PreparedStatement s = prepare(c, granted)) {
+                s.setBytes(1, key);
+                s.setLong(2, token);
+                s.setBytes(3, key);
+                s.setLong(4, token);
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next();
+                }
             }
-        }
+        });
     }
 
     /** Whether the grant (key, token) was released; null if no grant row is kept for it. */
     Boolean wasReleased(byte[] key, long token) throws SQLException {
-        try (Connection c = connection(); PreparedStatement s = prepare(c, released)) {
-            s.setBytes(1, key);
-            s.setLong(2, token);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? rs.getBoolean(1) : null;
+        return once(c -> {
+            try (PreparedStatement s = prepare(c, released)) {
+                s.setBytes(1, key);
+                s.setLong(2, token);
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next() ? rs.getBoolean(1) : null;
+                }
             }
-        }
+        });
     }
 
     /**
@@ -376,7 +476,11 @@ final class LeaseTables {
             sql.append(" AND lock_name > ?");
         }
         sql.append(" ORDER BY lock_name LIMIT ?");
-        try (Connection c = connection(); PreparedStatement s = prepare(c, dialect.sql(sql.toString()))) {
+        return once(c -> listPage(c, sql.toString(), prefix, after, limit));
+    }
+
+    private List<Listed> listPage(Connection c, String sql, byte[] prefix, byte[] after, int limit) throws SQLException {
+        try (PreparedStatement s = prepare(c, dialect.sql(sql))) {
             int i = 1;
             if (prefix.length > 0) {
                 s.setInt(i++, prefix.length);
@@ -404,11 +508,12 @@ final class LeaseTables {
 
     /** Deletes grant rows older than the retention and waiter rows dead for a minute. */
     int sweep(long retentionMs) throws SQLException {
-        try (Connection c = connection(); PreparedStatement grants = prepare(c, sweepGrants);
-                PreparedStatement waiters = prepare(c, sweepWaiters)) {
-            grants.setLong(1, retentionMs * 1000);
-            return grants.executeUpdate() + waiters.executeUpdate();
-        }
+        return once(c -> {
+            try (PreparedStatement grants = prepare(c, sweepGrants); PreparedStatement waiters = prepare(c, sweepWaiters)) {
+                grants.setLong(1, retentionMs * 1000);
+                return grants.executeUpdate() + waiters.executeUpdate();
+            }
+        });
     }
 
     // ------------------------------------------------------------------ plumbing
@@ -417,32 +522,100 @@ final class LeaseTables {
         T run(Connection c) throws SQLException;
     }
 
-    /** Runs {@code work} in one transaction of its own, committed if it returns; deadlocks are retried. */
+    /**
+     * Runs {@code work} in one transaction of its own, committed if it returns; deadlocks are retried.
+     * Autocommit is switched off and back on only on a connection that has it on: the issuer's own
+     * MariaDB/MySQL pool hands out connections with it off, saving a round trip each way.
+     */
     private <T> T inTransaction(InTransaction<T> work) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try (Connection c = connection()) {
                 boolean autoCommit = c.getAutoCommit();
-                c.setAutoCommit(false);
+                if (autoCommit) {
+                    c.setAutoCommit(false);
+                }
                 try {
-                    T result = work.run(c);
-                    c.commit();
-                    return result;
-                } catch (SQLException | RuntimeException e) {
-                    try {
-                        c.rollback();
-                    } catch (SQLException rollback) {
-                        e.addSuppressed(rollback);
-                    }
-                    throw e;
+                    return committed(c, work);
                 } finally {
-                    c.setAutoCommit(autoCommit);
+                    if (autoCommit) {
+                        c.setAutoCommit(true);
+                    }
                 }
             } catch (SQLException e) {
-                String state = e.getSQLState();
-                if (attempt >= RETRIES || !("40001".equals(state) || "40P01".equals(state))) {
+                if (!retryable(e, attempt)) {
                     throw e;
                 }
             }
+        }
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement s) throws SQLException;
+    }
+
+    /**
+     * Sends {@code sql} (several statements: a conditional UPDATE first, a token SELECT, COMMIT last)
+     * as one request; answers the token if the UPDATE changed a row, else null.
+     */
+    private Long inOneRequest(String sql, Binder binder) throws SQLException {
+        return inTransaction(c -> {
+            try (PreparedStatement s = prepare(c, sql)) {
+                binder.bind(s);
+                boolean resultSet = s.execute();
+                boolean changed = !resultSet && s.getUpdateCount() >= 1;
+                Long token = null;
+                while (resultSet || s.getUpdateCount() != -1) {
+                    if (resultSet) {
+                        try (ResultSet rs = s.getResultSet()) {
+                            if (rs.next()) {
+                                token = rs.getLong(1);
+                            }
+                        }
+                    }
+                    resultSet = s.getMoreResults();
+                }
+                return changed ? token : null;
+            }
+        });
+    }
+
+    private static boolean retryable(SQLException e, int attempt) {
+        String state = e.getSQLState();
+        return attempt < RETRIES && ("40001".equals(state) || "40P01".equals(state));
+    }
+
+    /** {@link #once} for a statement that locks rows of two tables: deadlocks are retried, as a transaction's are. */
+    private <T> T onceRetried(InTransaction<T> work) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return once(work);
+            } catch (SQLException e) {
+                if (!retryable(e, attempt)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Runs one statement's {@code work}: on its own under autocommit, else committed as its own transaction. */
+    private <T> T once(InTransaction<T> work) throws SQLException {
+        try (Connection c = connection()) {
+            return c.getAutoCommit() ? work.run(c) : committed(c, work);
+        }
+    }
+
+    private static <T> T committed(Connection c, InTransaction<T> work) throws SQLException {
+        try {
+            T result = work.run(c);
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.rollback();
+            } catch (SQLException rollback) {
+                e.addSuppressed(rollback);
+            }
+            throw e;
         }
     }
 
@@ -454,5 +627,21 @@ final class LeaseTables {
         PreparedStatement s = c.prepareStatement(sql);
         s.setQueryTimeout(timeoutSeconds);
         return s;
+    }
+
+    /** A statement whose LAST_INSERT_ID(expr) comes back as its generated key. */
+    private PreparedStatement prepareForKey(Connection c, String sql) throws SQLException {
+        PreparedStatement s = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS);
+        s.setQueryTimeout(timeoutSeconds);
+        return s;
+    }
+
+    private static long generatedKey(PreparedStatement s) throws SQLException {
+        try (ResultSet rs = s.getGeneratedKeys()) {
+            if (!rs.next()) {
+                throw new SQLException("the database returned no token (LAST_INSERT_ID) for the fence row");
+            }
+            return rs.getLong(1);
+        }
     }
 }

@@ -109,7 +109,8 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         this.where = b.where();
         this.instanceName = b.instanceName();
         this.grantRetention = b.grantRetention();
-        this.tables = new LeaseTables(dataSource, dialect, (int) Math.max(1, b.statementTimeout().toSeconds()));
+        this.tables = new LeaseTables(dataSource, dialect, (int) Math.max(1, b.statementTimeout().toSeconds()),
+                ownedPool != null && dialect == SqlDialect.MYSQL && b.multiStatements());
         this.jdbc = new ThreadPoolExecutor(b.threads(), b.threads(), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.named("fencegate-sql-issuer"));
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-sql-issuer-timer"));
@@ -431,7 +432,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
                     fenced.put(lock, Boolean.TRUE);
                 }
                 long floor = highestGranted.get();
-                if (waiterId == 0 && tables.grantsInOneStatement()) {
+                if (waiterId == 0 && tables.grantsAtOnce()) {
                     Long token = tables.grantFree(key, secret, ttlMs, delayMs, floor, instanceName);
                     if (token != null) {
                         return new LeaseTables.Attempt(true, token, 0, false);

@@ -7,6 +7,7 @@ import io.fencegate.issuer.backend.InstanceNames;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Locale;
 import javax.sql.DataSource;
 
 /**
@@ -133,7 +134,7 @@ public final class SqlLeaseIssuerBuilder {
                 dialect = SqlDialect.of(c);
                 // Why: the issuer's single statements (a waiter's place, a fence row) must commit on
                 // their own; on a connection inside someone's transaction they would not.
-                if (!c.getAutoCommit()) {
+                if (pool == null && !c.getAutoCommit()) {
                     throw new IllegalArgumentException("dataSource must hand out auto-commit connections:"
                             + " the issuer runs its own short transactions, never a caller's");
                 }
@@ -161,12 +162,30 @@ public final class SqlLeaseIssuerBuilder {
         config.setMaximumPoolSize(poolSize + 1);
         config.setConnectionTimeout(Math.max(250, connectTimeout.toMillis()));
         config.setInitializationFailTimeout(Math.max(1, connectTimeout.toMillis()));
-        config.setAutoCommit(true);
+        // MariaDB/MySQL: autocommit off once for good, as the issuer's transactions want it, rather than
+        // a statement to switch it off and one to switch it back a transaction; every call commits itself.
+        // PostgreSQL and H2 keep it on: their grant and release are single statements.
+        config.setAutoCommit(!mysqlUrl());
+        if (mysqlUrl() && !jdbcUrl.toLowerCase(Locale.ROOT).contains("allowmultiqueries=")) {
+            // A grant's or a release's statements, the token read back and the COMMIT go in one request.
+            config.addDataSourceProperty("allowMultiQueries", "true");
+        }
         try {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
             throw new IssuerUnavailableException("SQL lease issuer: cannot open " + where() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Whether the issuer's own pool talks to MariaDB/MySQL: autocommit off. */
+    private boolean mysqlUrl() {
+        return jdbcUrl != null && (jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:"));
+    }
+
+    /** Whether the issuer's own MariaDB/MySQL pool sends several statements a request (unless the URL says otherwise). */
+    boolean multiStatements() {
+        String url = jdbcUrl == null ? "" : jdbcUrl.toLowerCase(Locale.ROOT);
+        return mysqlUrl() && (!url.contains("allowmultiqueries=") || url.contains("allowmultiqueries=true"));
     }
 
     private static void closeQuietly(HikariDataSource pool) {

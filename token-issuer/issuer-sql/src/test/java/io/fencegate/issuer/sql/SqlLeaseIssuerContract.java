@@ -13,6 +13,11 @@ abstract class SqlLeaseIssuerContract extends AbstractLeaseIssuerContractTest {
 
     abstract SqlTestDatabase.Kind kind();
 
+    /** Appended to the database's JDBC URL (none by default). */
+    String urlOptions() {
+        return "";
+    }
+
     @BeforeEach
     void createDatabase() throws Exception {
         db = SqlTestDatabase.create(kind());
@@ -30,7 +35,7 @@ abstract class SqlLeaseIssuerContract extends AbstractLeaseIssuerContractTest {
 
     @Override
     protected LeaseIssuer newIssuer() {
-        SqlLeaseIssuer issuer = db.issuer().build();
+        SqlLeaseIssuer issuer = db.issuer().jdbcUrl(db.url() + urlOptions()).build();
         created.add(issuer);
         return issuer;
     }
