@@ -68,7 +68,16 @@ final class BodyBudget {
      * bodies under {@link #SMALL} are granted at once and hold nothing.
      */
     Reservation reserve(long bytes) {
-        Reservation r = new Reservation(bytes < SMALL ? 0 : Math.min(bytes, capacity));
+        if (bytes < SMALL) {
+            // Granted at once and never queued: behind a large body that waits, it would wait too.
+            Reservation small = new Reservation(0);
+            synchronized (this) {
+                small.held = true;
+            }
+            small.ready.complete(null);
+            return small;
+        }
+        Reservation r = new Reservation(Math.min(bytes, capacity));
         List<Reservation> granted;
         synchronized (this) {
             queue.add(r);

@@ -65,4 +65,19 @@ class BodyBudgetTest {
         huge.release();
         assertThat(budget.free()).isEqualTo(16 * MIB);
     }
+
+    @Test
+    void aSmallBodyIsNotQueuedBehindALargeOneThatWaits() {
+        BodyBudget budget = new BodyBudget(16 * MIB);
+        BodyBudget.Reservation holder = budget.reserve(16 * MIB);
+        BodyBudget.Reservation large = budget.reserve(16 * MIB);
+        BodyBudget.Reservation small = budget.reserve(BodyBudget.SMALL - 1);
+        assertThat(large.ready()).isNotDone();
+        assertThat(small.ready()).as("the usual write never waits for large bodies").isCompleted();
+        small.release();
+        holder.release();
+        assertThat(large.ready()).isCompleted();
+        large.release();
+        assertThat(budget.free()).isEqualTo(16 * MIB);
+    }
 }
