@@ -190,7 +190,18 @@ final class LeaseTables {
 
     private static void bindGrantFree(PreparedStatement s, byte[] key, String secret, long ttlMs, long delayMs, long floor,
                                       String grantedBy) throws SQLException {
-        s.setLong(1, floor);
+        bindGrant(s, floor, key, secret, ttlMs, delayMs, grantedBy);
+        s.setBytes(9, key); // the waiter check's lock
+    }
+
+    /**
+     * The eight parameters every grant statement starts with: the token (or the floor it must pass),
+     * the lease's secret, its expiry and free-at offsets in µs, its ttl and lock-delay, the granting
+     * instance, the lock.
+     */
+    private static void bindGrant(PreparedStatement s, long token, byte[] key, String secret, long ttlMs, long delayMs,
+                                  String grantedBy) throws SQLException {
+        s.setLong(1, token);
         s.setString(2, secret);
         s.setLong(3, ttlMs * 1000);
         s.setLong(4, (ttlMs + delayMs) * 1000);
@@ -198,7 +209,6 @@ final class LeaseTables {
         s.setLong(6, delayMs);
         s.setString(7, grantedBy);
         s.setBytes(8, key);
-        s.setBytes(9, key);
     }
 
     /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
@@ -269,14 +279,7 @@ final class LeaseTables {
             }
             token += 1;
             try (PreparedStatement s = prepare(c, grantUpdate)) {
-                s.setLong(1, token);
-                s.setString(2, secret);
-                s.setLong(3, ttlMs * 1000);
-                s.setLong(4, (ttlMs + delayMs) * 1000);
-                s.setLong(5, ttlMs);
-                s.setLong(6, delayMs);
-                s.setString(7, grantedBy);
-                s.setBytes(8, key);
+                bindGrant(s, token, key, secret, ttlMs, delayMs, grantedBy);
                 s.executeUpdate();
             }
             try (PreparedStatement s = prepare(c, grantInsert)) {
