@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,11 +123,12 @@ abstract class TokenCounterLossContract {
                 return null;
             }));
         }
-        Thread.sleep(500);
+        // Counted, not timed: on a busy machine half a second may hold no grant at all.
+        awaitGrants(grants, 20, Long.MIN_VALUE);
         long flushStart = System.nanoTime();
         assertThat(server.command("FLUSHALL")).isEqualTo("+OK");
         long flushEnd = System.nanoTime();
-        Thread.sleep(500);
+        awaitGrants(grants, 20, flushEnd);
         stop.set(true);
         for (Future<?> worker : workers) {
             worker.get(30, TimeUnit.SECONDS);
@@ -200,6 +202,15 @@ abstract class TokenCounterLossContract {
             }
         }
         return tokens;
+    }
+
+    /** Waits (bounded) until {@code count} grants that started after {@code startedAfter} are recorded. */
+    static void awaitGrants(List<long[]> grants, int count, long startedAfter) {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+            synchronized (grants) {
+                return grants.stream().filter(g -> g[0] > startedAfter).count() >= count;
+            }
+        });
     }
 
     /** Retries while the client reconnects after a restart; bounded. */
