@@ -21,23 +21,37 @@ import org.HdrHistogram.Histogram;
  * → release, spread over one gateway or two. Measured: hand-off latency (a release sent → the next
  * grant received), fairness (fewest grants of a waiter over the most), and the server's watch
  * count while they wait (one per queued waiter means no herd). A run stops after about 20 grants
- * a waiter, so fairness is not a matter of where a time window cut.
+ * a waiter, so fairness is not a matter of where a time window cut; grants and hand-offs count
+ * from the moment every waiter has been granted once ({@link WaiterCounts}).
  */
 final class LockWaiters {
     private static final int ROUNDS = 20;
+    /** The unmeasured loops each gateway runs first: waiters × rounds; one waiter warms the uncontended path. */
+    private static final int[][] WARM_UP = {{1, 50}, {16, 5}};
 
     record Point(int waiters, int gateways, long grants, double handoffP50Ms, double handoffP99Ms, double fairness,
                  long maxWatches, long watchesAfter) { }
 
     private LockWaiters() {}
 
+    /**
+     * Runs the loop on each gateway alone, unmeasured. Why: a gateway's first requests are slow (its
+     * JIT and its first ZooKeeper calls: 1.4–1.6 s for the first acquire on a busy 2-core machine);
+     * a gateway first used by a measured run starts its waiters late and cold, which is not what a
+     * hand-off costs.
+     */
+    static void warmUp(List<FencegateClient> gateways) throws Exception {
+        for (FencegateClient gateway : gateways) {
+            for (int[] loop : WARM_UP) {
+                loop(List.of(gateway), loop[0], loop[1], "waiters/warm-up", new WaiterCounts(loop[0]), Sample.newHistogram());
+            }
+        }
+    }
+
     static Point run(List<FencegateClient> gateways, int waiters, ZooKeeperFacts facts) throws Exception {
         String lock = "waiters/" + waiters + "-" + gateways.size();
-        long target = (long) ROUNDS * waiters;
         long watches0 = facts.watches();
-        AtomicLong grants = new AtomicLong();
-        AtomicLong lastRelease = new AtomicLong();
-        long[] perWaiter = new long[waiters];
+        WaiterCounts counts = new WaiterCounts(waiters);
         Histogram handoff = Sample.newHistogram();
         AtomicBoolean sampling = new AtomicBoolean(true);
         AtomicLong maxWatches = new AtomicLong();
@@ -53,6 +67,30 @@ final class LockWaiters {
         }, "bench-watch-sampler");
         sampler.setDaemon(true);
         sampler.start();
+        try {
+            loop(gateways, waiters, ROUNDS, lock, counts, handoff);
+        } finally {
+            sampling.set(false);
+            sampler.join(5000);
+        }
+        Thread.sleep(500);
+        Point p = new Point(waiters, gateways.size(), counts.counted(), handoff.getValueAtPercentile(50) / 1000.0,
+                handoff.getValueAtPercentile(99) / 1000.0, counts.fairness(), maxWatches.get(), facts.watches() - watches0);
+        System.err.printf(Locale.ROOT, "bench scale: %d waiters on %d gateway(s): %d grants, hand-off p50 %.2f ms p99 %.2f ms,"
+                + " fairness %.2f, watches max %d, after %d%n", waiters, gateways.size(), p.grants(), p.handoffP50Ms(),
+                p.handoffP99Ms(), p.fairness(), p.maxWatches(), p.watchesAfter());
+        return p;
+    }
+
+    /**
+     * {@code waiters} threads, waiter w on gateway w mod n, each looping acquire (waiting) → release
+     * until {@code rounds} grants a waiter were counted ({@link WaiterCounts}) or 90 s passed; a
+     * counted grant's hand-off (the previous release sent → this grant received) goes to {@code handoff}.
+     */
+    private static void loop(List<FencegateClient> gateways, int waiters, int rounds, String lock, WaiterCounts counts,
+                             Histogram handoff) throws Exception {
+        long target = (long) rounds * waiters;
+        AtomicLong lastRelease = new AtomicLong();
         ExecutorService threads = Executors.newFixedThreadPool(waiters);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         try {
@@ -61,20 +99,18 @@ final class LockWaiters {
                 int me = w;
                 FencegateClient client = gateways.get(w % gateways.size());
                 done.add(threads.submit(() -> {
-                    while (grants.get() < target && System.nanoTime() < deadline) {
+                    while (counts.counted() < target && System.nanoTime() < deadline) {
                         Optional<Lease> lease = client.acquire(lock, Duration.ofSeconds(10), Duration.ofSeconds(30));
                         if (lease.isEmpty()) {
                             continue;
                         }
                         long at = System.nanoTime();
                         long released = lastRelease.get();
-                        if (released != 0) {
+                        if (counts.granted(me) && released != 0) {
                             synchronized (handoff) {
                                 handoff.recordValue(Math.max(1, (at - released) / 1000));
                             }
                         }
-                        perWaiter[me]++;
-                        grants.incrementAndGet();
                         lastRelease.set(System.nanoTime());
                         client.release(lease.get().leaseId());
                     }
@@ -86,23 +122,7 @@ final class LockWaiters {
             }
         } finally {
             threads.shutdownNow();
-            sampling.set(false);
-            sampler.join(5000);
         }
-        long min = Long.MAX_VALUE;
-        long max = 0;
-        for (long n : perWaiter) {
-            min = Math.min(min, n);
-            max = Math.max(max, n);
-        }
-        Thread.sleep(500);
-        Point p = new Point(waiters, gateways.size(), grants.get(), handoff.getValueAtPercentile(50) / 1000.0,
-                handoff.getValueAtPercentile(99) / 1000.0, waiters < 2 ? Double.NaN : (double) min / max,
-                maxWatches.get(), facts.watches() - watches0);
-        System.err.printf(Locale.ROOT, "bench scale: %d waiters on %d gateway(s): %d grants, hand-off p50 %.2f ms p99 %.2f ms,"
-                + " fairness %.2f, watches max %d, after %d%n", waiters, gateways.size(), p.grants(), p.handoffP50Ms(),
-                p.handoffP99Ms(), p.fairness(), p.maxWatches(), p.watchesAfter());
-        return p;
     }
 
     /**

@@ -129,6 +129,7 @@ public final class ScaleRun {
             if (only.contains("waiters")) {
                 FencegateClient other = FencegateClient.builder(two.uri()).timeout(Duration.ofSeconds(60)).build();
                 List<LockWaiters.Point> points = new ArrayList<>();
+                LockWaiters.warmUp(List.of(client, other));
                 for (List<FencegateClient> gateways : List.of(List.of(client), List.of(client, other))) {
                     for (int n : sizes.waiters()) {
                         points.add(LockWaiters.run(gateways, n, facts));

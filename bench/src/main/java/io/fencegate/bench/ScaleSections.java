@@ -110,6 +110,10 @@ final class ScaleSections {
     void waiters(List<LockWaiters.Point> points, int impatient, long leftByImpatient) throws IOException {
         report.part("waiters").text("### Waiters on one lock\n\nEvery waiter loops acquire (waiting) → release on one lock through the "
                 + "gateway (ZooKeeper issuer), about 20 grants each; with two gateways the waiters alternate between them. "
+                + "Each gateway first runs the loop unmeasured (one waiter 50 rounds, then 16 waiters 5 rounds), and grants count from the moment "
+                + "every waiter has been granted once, so every counted grant is made while all of them hold a place in the "
+                + "queue: a gateway's first requests take a second or more to reach ZooKeeper, and counting the rounds made "
+                + "meanwhile scored a late start as unfairness. "
                 + "Hand-off is a release sent → the next grant received. Fairness is the fewest grants of a waiter over "
                 + "the most. Watches is the most ZooKeeper held at once while they waited (one per queued waiter: no herd).\n\n"
                 + "| waiters | gateways | grants | hand-off p50 ms | hand-off p99 ms | fairness | most watches |\n"
