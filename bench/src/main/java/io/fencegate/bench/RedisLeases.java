@@ -41,26 +41,38 @@ final class RedisLeases implements AutoCloseable {
             + " return redis.call('DEL', KEYS[1]) else return 0 end";
 
     private final String prefix = "fencegate-bench:" + UUID.randomUUID() + ":";
-    private final RedisClient lettuce = RedisClient.create(URI);
-    private final StatefulRedisConnection<String, String> connection = lettuce.connect();
+    private final RedisClient lettuce;
+    private final StatefulRedisConnection<String, String> connection;
     private final RedisLeaseIssuer issuer;
     private final RedissonClient redisson;
 
     RedisLeases(Path workDir) throws Exception {
+        this(workDir, URI);
+    }
+
+    /** On the Redis at {@code uri} (LeasePairCost's own server). */
+    RedisLeases(Path workDir, String uri) throws Exception {
         Files.createDirectories(workDir);
-        issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(URI).keyPrefix(prefix + "fg:")
+        lettuce = RedisClient.create(uri);
+        connection = lettuce.connect();
+        issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(uri).keyPrefix(prefix + "fg:")
                 .highWaterMark(new FileTokenHighWaterMark(workDir.resolve("redis-tokens.mark"))));
         org.redisson.config.Config config = new org.redisson.config.Config();
-        config.useSingleServer().setAddress(URI);
+        config.useSingleServer().setAddress(uri);
         redisson = Redisson.create(config);
     }
 
     List<Scenario> scenarios() {
-        List<LeaseShapes> contenders = List.of(ZooKeeperLeases.fencegate(FENCEGATE, issuer), rawLua(), fencedLock(), plainLock());
+        List<LeaseShapes> contenders = contenders();
         List<Scenario> scenarios = new ArrayList<>(LeaseShapes.uncontended(SECTION, contenders));
         scenarios.add(new Scenario(SECTION, "contended (one lock, 16 waiters)", "acquire+release", 16,
                 contenders.stream().map(c -> (Contender) c.blockingContender().onOneLock()).toList()));
         return scenarios;
+    }
+
+    /** Every contender, fencegate first. */
+    List<LeaseShapes> contenders() {
+        return List.of(ZooKeeperLeases.fencegate(FENCEGATE, issuer), rawLua(), fencedLock(), plainLock());
     }
 
     private LeaseShapes rawLua() {

@@ -56,12 +56,7 @@ final class ZooKeeperLeases implements AutoCloseable {
     }
 
     List<Scenario> scenarios() {
-        List<LeaseShapes> contenders = List.of(
-                issuer(ZXID, TokenMode.ZXID, "/fg-zxid"),
-                issuer("fencegate ZooKeeper (cversion)", TokenMode.CVERSION, "/fg-cversion"),
-                rawCreateDelete(),
-                curatorMutex(),
-                hazelcastFencedLock());
+        List<LeaseShapes> contenders = contenders();
         List<Scenario> scenarios = new ArrayList<>(LeaseShapes.uncontended(SECTION, contenders));
         // Contended: the same contenders on one shared lock, blocking threads (each op waits for the
         // lock, so throughput is hand-offs).
@@ -70,9 +65,26 @@ final class ZooKeeperLeases implements AutoCloseable {
         return scenarios;
     }
 
+    /** Every contender, fencegate's zxid mode first. The issuers share {@link #curator()}'s session. */
+    List<LeaseShapes> contenders() {
+        return List.of(
+                issuer(ZXID, TokenMode.ZXID, "/fg-zxid"),
+                issuer("fencegate ZooKeeper (cversion)", TokenMode.CVERSION, "/fg-cversion"),
+                rawCreateDelete(),
+                curatorMutex(),
+                hazelcastFencedLock());
+    }
+
+    CuratorFramework curator() {
+        return curator;
+    }
+
+    List<HazelcastInstance> hazelcast() {
+        return hazelcast;
+    }
+
     private LeaseShapes issuer(String name, TokenMode mode, String root) {
-        ZooKeeperLeaseIssuer issuer = ZooKeeperLeaseIssuer.builder()
-                .connectString(server.getConnectString()).root(root).tokenMode(mode).build();
+        ZooKeeperLeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().client(curator).root(root).tokenMode(mode).build();
         owned.add(issuer);
         return fencegate(name, issuer);
     }
