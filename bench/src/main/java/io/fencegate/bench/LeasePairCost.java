@@ -5,6 +5,8 @@ import com.hazelcast.cp.internal.RaftService;
 import com.hazelcast.instance.impl.HazelcastInstanceProxy;
 import com.hazelcast.core.HazelcastInstance;
 import io.fencegate.testing.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,7 +107,9 @@ public final class LeasePairCost {
     private static void redis(int pairs) throws Exception {
         Path dir = Files.createTempDirectory("fencegate-lease-cost");
         RedisServer server = RedisServer.start(dir.resolve("redis"));
-        try (RedisLeases redis = new RedisLeases(dir.resolve("work"), server.uri())) {
+        RedisClient client = RedisClient.create(server.uri());
+        try (RedisLeases redis = new RedisLeases(dir.resolve("work"), server.uri());
+             StatefulRedisConnection<String, String> stats = client.connect()) {
             for (LeaseShapes c : redis.contenders()) {
                 for (int i = 0; i < WARM_UP; i++) {
                     c.blocking().run("cost");
@@ -145,8 +149,22 @@ public final class LeasePairCost {
                 System.out.printf("redis | %s | round trips/pair %.2f | server commands/pair %.2f | sent %s | in scripts %s%n",
                         c.name(), trips / (double) pairs, (trips + inner) / (double) pairs, perPair(sent, pairs),
                         perPair(scripted, pairs));
+                // Again without MONITOR: Redis's own time a pair by command (a script's time includes its commands').
+                stats.sync().configResetstat();
+                for (int i = 0; i < pairs; i++) {
+                    c.blocking().run("cost");
+                }
+                Map<String, Double> micros = new TreeMap<>();
+                for (String line : stats.sync().info("commandstats").split("\r?\n")) {
+                    if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_config")) {
+                        long usec = Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=\\d+,usec=(\\d+),.*", "$1"));
+                        micros.put(line.substring("cmdstat_".length(), line.indexOf(':')), Math.round(100.0 * usec / pairs) / 100.0);
+                    }
+                }
+                System.out.printf("redis | %s | server us/pair by command %s%n", c.name(), micros);
             }
         } finally {
+            client.shutdown();
             server.kill();
         }
     }

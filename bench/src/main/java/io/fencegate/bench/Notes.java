@@ -101,7 +101,7 @@ final class Notes {
               its default pool) on the same Redis. On PostgreSQL: the SQL issuer (its own HikariCP pool
               of 16) against ShedLock's `JdbcTemplateLockProvider` (HikariCP, 16), one schema of their own
               on the shared server. What a pair costs the backend, counted on servers of its own
-              (`ShedLockPairCost`): on Redis two script calls running 17 commands, against ShedLock's
+              (`ShedLockPairCost`): on Redis two script calls running 15 commands (17 before the acquire read its run key in its MGET and the release stopped asking PTTL), against ShedLock's
               SET + DEL; on PostgreSQL two transactions of four statements each, against ShedLock's two of
               one UPDATE each. docs/spring.md says what each of them pays for.
             - Everything runs on one machine: the load generators, the gateway and the databases share
