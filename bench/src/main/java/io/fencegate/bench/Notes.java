@@ -10,18 +10,46 @@ final class Notes {
             - **Leases, ZooKeeper.** One in-process ZooKeeper (Curator's `TestingServer`, which fsyncs its
               transaction log) serves fencegate's issuer in both token modes, raw Curator (create an
               EPHEMERAL_SEQUENTIAL node, delete it: the floor, it excludes nobody) and Curator's
-              `InterProcessMutex`. Hazelcast's `FencedLock` runs on 3 embedded CP members in the bench's
-              JVM (Raft in memory, no disk): a different system, so a loose comparison, but interleaved
-              like the others. Uncontended: worker *i* takes lock `w`*i*. Contended: all 16 workers take one
-              lock; throughput is hand-offs per second, latency includes the wait, fairness is the
-              fewest acquisitions of one worker over the most of one. Raw create+delete is not a lock,
-              so under contention it stays the floor, not a rival.
+              `InterProcessMutex`, all on one Curator session. Hazelcast's `FencedLock` runs on 3 embedded
+              CP members in the bench's JVM (Raft in memory, no disk): a different system, so a loose
+              comparison, but interleaved like the others. Uncontended: worker *i* takes lock `w`*i*, in
+              two call shapes: *blocking threads* (1/16 threads, each calling acquire, then release, and
+              waiting for each) and *async, in flight* (1/16 acquire-then-release chains, each slot starting
+              its next chain when the last is answered): fencegate's issuer and raw Curator (background
+              calls) have asynchronous APIs; `InterProcessMutex` and `FencedLock` (owned by the calling
+              thread) have none, so in the async shape their blocking calls run on a pool of 16 threads,
+              which is what an asynchronous caller pays to use them. Contended (blocking threads): all 16
+              workers take one lock; throughput is hand-offs per second, latency includes the wait,
+              fairness is the fewest acquisitions of one worker over the most of one. Raw create+delete is
+              not a lock, so under contention it stays the floor, not a rival.
             - **Leases, Redis.** The shared Redis 7 on 127.0.0.1:6379 (no persistence), every key under
               a random prefix removed at the end. fencegate's issuer has a file high-water mark (blocks of
               1000 tokens and up, fsync'd, the next block reserved in the background at half use) and sends
               the acquires (and the releases) queued behind the two in flight as one script call. The raw Lua floor is one `EVALSHA` of SET NX PX + INCR and one of
               compare-and-delete over one Lettuce connection; having no queue to wait on, it polls every
-              0.2 ms when the lock is held. Redisson uses its defaults (pub/sub wake-ups, watchdog).
+              0.2 ms when the lock is held. Redisson uses its defaults (pub/sub wake-ups, watchdog). Both
+              call shapes as on ZooKeeper: the floor's async shape is Lettuce's async API on the same
+              connection, Redisson's is `lockAndGetTokenAsync`/`lockAsync` and `unlockAsync` with the
+              calling thread's id.
+            - **Leases: what one pair costs the backend.** Counted, not timed, by `LeasePairCost` (bench
+              sources, run by hand): one thread, one lock, 500 uncontended acquire+release pairs after a
+              warm-up, on servers of its own. Round trips are requests the client sent; on Redis the
+              commands are MONITOR's lines (those sent, and those a script ran); on ZooKeeper the write
+              transactions are how far the zxid moved (each is logged and fsync'd), and Hazelcast's are
+              the Raft entries its CP groups committed.
+
+              | contender | round trips | backend work a pair |
+              | --- | --- | --- |
+              | fencegate ZooKeeper (zxid) | 2 | 2 write transactions (acquire: delete+create of the lock node; release: create of the grant node + setData of the lock node; docs/gateway.md says what each op pays for) |
+              | fencegate ZooKeeper (cversion) | 3 | 3 write transactions (its token is known only once the transaction applied, so its grant record is written after) |
+              | raw Curator create+delete | 2 | 2 write transactions (1 op each) |
+              | Curator InterProcessMutex | 3 | 2 write transactions and a getChildren |
+              | Hazelcast FencedLock (3 CP members) | 2 invocations | 2 Raft entries, replicated to 2 followers, in memory (no disk) |
+              | fencegate Redis | 2 | 16 commands: 2 `EVALSHA`; acquire `MGET` (lock, counter, ceiling, delay, run), `INFO replication`, `INCR`, `SET` lock, `ZADD` listing, `HSET` holders, `ZADD`+`ZCARD`+`PEXPIRE` grant log; release `MGET`, `DEL`, `SET` released-marker, `ZREM`, `HDEL` |
+              | raw Lua floor | 2 | 6 commands: 2 `EVALSHA`; `SET NX PX`, `INCR`; `GET`, `DEL` |
+              | Redisson RFencedLock | 3 | 13 commands: 2 `EVALSHA` and a `DEL`; 10 run by the scripts: `EXISTS`, `HEXISTS`, 2 `HINCRBY`, `PEXPIRE`, `INCR`, `SET`, `GET`, `DEL`, `PUBLISH` |
+              | Redisson RLock | 3 | 12 commands: as RFencedLock without the token's `INCR` |
+
             - **Leases, SQL.** The shared PostgreSQL and MariaDB, a schema (database) of the run's own
               per server, dropped at the end. fencegate's `SqlLeaseIssuer` has a pool of its own (16
               connections and JDBC threads, as a gateway has); it is driven from 1/16 blocking threads and
@@ -73,7 +101,7 @@ final class Notes {
               its default pool) on the same Redis. On PostgreSQL: the SQL issuer (its own HikariCP pool
               of 16) against ShedLock's `JdbcTemplateLockProvider` (HikariCP, 16), one schema of their own
               on the shared server. What a pair costs the backend, counted on servers of its own
-              (`ShedLockPairCost`): on Redis two script calls running 17 commands, against ShedLock's
+              (`ShedLockPairCost`): on Redis two script calls running 15 commands (17 before the acquire read its run key in its MGET and the release stopped asking PTTL), against ShedLock's
               SET + DEL; on PostgreSQL two transactions of four statements each, against ShedLock's two of
               one UPDATE each. docs/spring.md says what each of them pays for.
             - Everything runs on one machine: the load generators, the gateway and the databases share

@@ -66,18 +66,7 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
                     .append("), measured on fencegate's first implementation, before it was tuned.\n\n");
         }
         StringBuilder rows = new StringBuilder();
-        for (int c : new int[] {1, 16}) {
-            target(rows, "ZooKeeper issuer (zxid) ≥ 0.9× raw create+delete, uncontended c=" + c, 0.9,
-                    find(ZooKeeperLeases.SECTION, "uncontended", c), "fencegate ZooKeeper (zxid)", "raw Curator");
-            target(rows, "ZooKeeper issuer (zxid) ≥ 1.0× Curator InterProcessMutex, uncontended c=" + c, 1.0,
-                    find(ZooKeeperLeases.SECTION, "uncontended", c), "fencegate ZooKeeper (zxid)", "Curator InterProcessMutex");
-        }
-        for (int c : new int[] {1, 16}) {
-            target(rows, "Redis issuer ≥ 0.8× the raw Lua floor, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 0.8,
-                    find(RedisLeases.SECTION, "uncontended", c), "fencegate Redis", "raw Lua");
-            target(rows, "Redis issuer ≥ 1.5× Redisson RFencedLock, uncontended c=" + c + (c == 16 ? " (the target)" : ""), 1.5,
-                    find(RedisLeases.SECTION, "uncontended", c), "fencegate Redis", "Redisson RFencedLock");
-        }
+        leaseTargets(rows);
         sqlTargets(rows);
         for (int c : new int[] {1, 16, 64}) {
             target(rows, "Gateway ≥ 1.0× pgbench on the same guarded statement, " + c + " in flight" + (c == 64 ? " (the target)" : ""),
@@ -115,6 +104,33 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
                 : "| target | before | now (median [min–max]) | goal met? |\n| --- | --- | --- | --- |\n");
         rows.toString().lines().forEach(row -> md.append(before.withBefore(row)).append('\n'));
         md.append('\n');
+    }
+
+    /** The ZooKeeper and Redis issuers against their peers, each in both call shapes (peer in the same shape). */
+    private void leaseTargets(StringBuilder rows) {
+        for (int c : new int[] {1, 16}) {
+            for (String shape : List.of(LeaseShapes.BLOCKING, LeaseShapes.ASYNC)) {
+                String how = shape.equals(LeaseShapes.BLOCKING) ? "blocking" : "async";
+                Scenario s = find(ZooKeeperLeases.SECTION, LeaseShapes.title(shape), c);
+                target(rows, "ZooKeeper issuer (zxid, " + how + ") ≥ 0.9× raw create+delete, uncontended c=" + c, 0.9,
+                        s, ZooKeeperLeases.ZXID, ZooKeeperLeases.RAW);
+                target(rows, "ZooKeeper issuer (zxid, " + how + ") ≥ 1.0× Curator InterProcessMutex, uncontended c=" + c, 1.0,
+                        s, ZooKeeperLeases.ZXID, ZooKeeperLeases.MUTEX);
+                target(rows, "(no target) ZooKeeper issuer (zxid, " + how + ") ÷ Hazelcast FencedLock (3 CP members), uncontended c="
+                        + c, Double.NaN, s, ZooKeeperLeases.ZXID, ZooKeeperLeases.HAZELCAST);
+            }
+        }
+        for (int c : new int[] {1, 16}) {
+            for (String shape : List.of(LeaseShapes.BLOCKING, LeaseShapes.ASYNC)) {
+                String how = shape.equals(LeaseShapes.BLOCKING) ? "blocking" : "async";
+                Scenario s = find(RedisLeases.SECTION, LeaseShapes.title(shape), c);
+                String target = c == 16 ? " (the target)" : "";
+                target(rows, "Redis issuer (" + how + ") ≥ 0.8× the raw Lua floor, uncontended c=" + c + target, 0.8,
+                        s, RedisLeases.FENCEGATE, RedisLeases.FLOOR);
+                target(rows, "Redis issuer (" + how + ") ≥ 1.5× Redisson RFencedLock, uncontended c=" + c + target, 1.5,
+                        s, RedisLeases.FENCEGATE, RedisLeases.FENCED_LOCK);
+            }
+        }
     }
 
     /** The SQL issuer, both call shapes, on each database; and its hand-off with and without NOTIFY. */

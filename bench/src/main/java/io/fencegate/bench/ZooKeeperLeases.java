@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -27,10 +28,15 @@ import org.apache.zookeeper.CreateMode;
  * Leases on ZooKeeper: fencegate's issuer in both token modes against raw Curator (create an
  * EPHEMERAL_SEQUENTIAL node, delete it: the floor, no exclusion), Curator's InterProcessMutex and
  * Hazelcast's CP FencedLock (3 CP members in this JVM; a different system, so a loose comparison).
- * One in-process ZooKeeper ({@code TestingServer}, which fsyncs its log) serves all of them.
+ * One in-process ZooKeeper ({@code TestingServer}, which fsyncs its log) serves all of them. Each
+ * runs uncontended in both call shapes (blocking threads; async chains in flight), see {@link LeaseShapes}.
  */
 final class ZooKeeperLeases implements AutoCloseable {
     static final String SECTION = "Leases: ZooKeeper";
+    static final String ZXID = "fencegate ZooKeeper (zxid)";
+    static final String RAW = "raw Curator create+delete (EPHEMERAL_SEQUENTIAL)";
+    static final String MUTEX = "Curator InterProcessMutex";
+    static final String HAZELCAST = "Hazelcast FencedLock (3 CP members)";
     private static final Duration TTL = Duration.ofSeconds(60);
     private static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -38,6 +44,8 @@ final class ZooKeeperLeases implements AutoCloseable {
     private final CuratorFramework curator;
     private final List<HazelcastInstance> hazelcast = new ArrayList<>();
     private final List<AutoCloseable> owned = new ArrayList<>();
+    /** The async shape of the locks whose API only blocks: one thread per slot. */
+    private final ExecutorService blockingPool = LeaseShapes.pool("zk-blocking-api");
 
     ZooKeeperLeases() throws Exception {
         server = new TestingServer(true);
@@ -48,32 +56,48 @@ final class ZooKeeperLeases implements AutoCloseable {
     }
 
     List<Scenario> scenarios() {
-        List<Contender> contenders = List.of(
-                issuer("fencegate ZooKeeper (zxid)", TokenMode.ZXID, "/fg-zxid"),
+        List<LeaseShapes> contenders = contenders();
+        List<Scenario> scenarios = new ArrayList<>(LeaseShapes.uncontended(SECTION, contenders));
+        // Contended: the same contenders on one shared lock, blocking threads (each op waits for the
+        // lock, so throughput is hand-offs).
+        scenarios.add(new Scenario(SECTION, "contended (one lock, 16 waiters)", "acquire+release", 16,
+                contenders.stream().map(c -> (Contender) c.blockingContender().onOneLock()).toList()));
+        return scenarios;
+    }
+
+    /** Every contender, fencegate's zxid mode first. The issuers share {@link #curator()}'s session. */
+    List<LeaseShapes> contenders() {
+        return List.of(
+                issuer(ZXID, TokenMode.ZXID, "/fg-zxid"),
                 issuer("fencegate ZooKeeper (cversion)", TokenMode.CVERSION, "/fg-cversion"),
                 rawCreateDelete(),
                 curatorMutex(),
                 hazelcastFencedLock());
-        String unit = "acquire+release";
-        return List.of(
-                new Scenario(SECTION, "uncontended (a lock per worker)", unit, 1, contenders),
-                new Scenario(SECTION, "uncontended (a lock per worker)", unit, 16, contenders),
-                new Scenario(SECTION, "contended (one lock, 16 waiters)", unit, 16, contended(contenders)));
     }
 
-    /** The same contenders on one shared lock: each op waits for the lock, so throughput is hand-offs. */
-    private static List<Contender> contended(List<Contender> uncontended) {
-        return uncontended.stream().map(c -> (Contender) ((LockContender) c).onOneLock()).toList();
+    CuratorFramework curator() {
+        return curator;
     }
 
-    private LockContender issuer(String name, TokenMode mode, String root) {
-        ZooKeeperLeaseIssuer issuer = ZooKeeperLeaseIssuer.builder()
-                .connectString(server.getConnectString()).root(root).tokenMode(mode).build();
+    List<HazelcastInstance> hazelcast() {
+        return hazelcast;
+    }
+
+    private LeaseShapes issuer(String name, TokenMode mode, String root) {
+        ZooKeeperLeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().client(curator).root(root).tokenMode(mode).build();
         owned.add(issuer);
-        return new LockContender(name, false, lock -> {
+        return fencegate(name, issuer);
+    }
+
+    /** A fencegate issuer in both shapes: its API is asynchronous; the blocking shape waits on each call. */
+    static LeaseShapes fencegate(String name, LeaseIssuer issuer) {
+        return new LeaseShapes(name, lock -> {
             Lease lease = acquired(issuer, lock);
-            issuer.release(lease.leaseId()).toCompletableFuture().get(60, TimeUnit.SECONDS);
-        });
+            if (!issuer.release(lease.leaseId()).toCompletableFuture().get(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("lease on " + lock + " was gone at release");
+            }
+        }, lock -> issuer.acquire(lock, TTL, WAIT).thenCompose(lease -> issuer.release(lease
+                .orElseThrow(() -> new IllegalStateException("no lease on " + lock + " within " + WAIT)).leaseId())));
     }
 
     static Lease acquired(LeaseIssuer issuer, String lock) throws Exception {
@@ -81,17 +105,39 @@ final class ZooKeeperLeases implements AutoCloseable {
                 .orElseThrow(() -> new IllegalStateException("no lease on " + lock + " within " + WAIT));
     }
 
-    private LockContender rawCreateDelete() {
-        return new LockContender("raw Curator create+delete (EPHEMERAL_SEQUENTIAL)", false, lock -> {
+    private LeaseShapes rawCreateDelete() {
+        return new LeaseShapes(RAW, lock -> {
             String path = curator.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .forPath("/raw/" + lock + "/n-");
             curator.delete().forPath(path);
+        }, lock -> {
+            // Curator's background calls: the create's answer sends the delete from Curator's event thread.
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            try {
+                curator.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .inBackground((client, created) -> {
+                            if (created.getResultCode() != 0) {
+                                done.completeExceptionally(new IllegalStateException("create: " + created.getResultCode()));
+                                return;
+                            }
+                            client.delete().inBackground((c, deleted) -> {
+                                if (deleted.getResultCode() != 0) {
+                                    done.completeExceptionally(new IllegalStateException("delete: " + deleted.getResultCode()));
+                                } else {
+                                    done.complete(null);
+                                }
+                            }).forPath(created.getName());
+                        }).forPath("/raw/" + lock + "/n-");
+            } catch (Exception e) {
+                done.completeExceptionally(e);
+            }
+            return done;
         });
     }
 
-    private LockContender curatorMutex() {
+    private LeaseShapes curatorMutex() {
         Map<String, InterProcessMutex> mutexes = new ConcurrentHashMap<>();
-        return new LockContender("Curator InterProcessMutex", false, lock -> {
+        return LeaseShapes.blockingOnly(MUTEX, lock -> {
             // One mutex object per lock is shared by the workers: it is reentrant per thread, so
             // two threads on one object still exclude each other.
             InterProcessMutex mutex = mutexes.computeIfAbsent(lock, l -> new InterProcessMutex(curator, "/mutex/" + l));
@@ -99,16 +145,17 @@ final class ZooKeeperLeases implements AutoCloseable {
                 throw new IllegalStateException("InterProcessMutex " + lock + " not acquired within " + WAIT);
             }
             mutex.release();
-        });
+        }, blockingPool);
     }
 
-    private LockContender hazelcastFencedLock() {
+    private LeaseShapes hazelcastFencedLock() {
         HazelcastInstance member = hazelcast.get(0);
-        return new LockContender("Hazelcast FencedLock (3 CP members)", false, lock -> {
+        // FencedLock is owned by the calling thread (and its CP session): no async API.
+        return LeaseShapes.blockingOnly(HAZELCAST, lock -> {
             FencedLock fenced = member.getCPSubsystem().getLock(lock);
             fenced.lockAndGetFence();
             fenced.unlock();
-        });
+        }, blockingPool);
     }
 
     private void startHazelcast() throws Exception {
@@ -146,6 +193,7 @@ final class ZooKeeperLeases implements AutoCloseable {
         for (AutoCloseable c : owned) {
             c.close();
         }
+        blockingPool.shutdownNow();
         hazelcast.forEach(HazelcastInstance::shutdown);
         curator.close();
         server.close();

@@ -27,6 +27,25 @@ class BaselineTest {
     }
 
     @Test
+    void aBlockingRowGetsTheFigureTheKeptReportMeasuredFromBlockingThreads(@TempDir Path dir) throws Exception {
+        Path kept = dir.resolve("BENCHMARKS.md");
+        Files.writeString(kept, String.join("\n",
+                "| Redis issuer ≥ 0.8× the raw Lua floor, uncontended c=1 | 0.57× | **no** |",
+                "| ZooKeeper issuer (zxid) ≥ 0.9× raw create+delete, uncontended c=1 | 0.33× | **no** |",
+                ""));
+
+        Baseline before = Baseline.read(kept);
+
+        // The kept report drove the lease issuers from blocking threads only; its rows named no shape.
+        assertThat(before.withBefore("| Redis issuer (blocking) ≥ 0.8× the raw Lua floor, uncontended c=1 | 0.60× | **no** |"))
+                .isEqualTo("| Redis issuer (blocking) ≥ 0.8× the raw Lua floor, uncontended c=1 | 0.57× | 0.60× | **no** |");
+        assertThat(before.withBefore("| ZooKeeper issuer (zxid, blocking) ≥ 0.9× raw create+delete, uncontended c=1 | 0.8× | **no** |"))
+                .isEqualTo("| ZooKeeper issuer (zxid, blocking) ≥ 0.9× raw create+delete, uncontended c=1 | 0.33× | 0.8× | **no** |");
+        assertThat(before.withBefore("| Redis issuer (async) ≥ 0.8× the raw Lua floor, uncontended c=1 | 0.9× | yes |"))
+                .isEqualTo("| Redis issuer (async) ≥ 0.8× the raw Lua floor, uncontended c=1 | – | 0.9× | yes |");
+    }
+
+    @Test
     void withoutAKeptReportRowsStayAsTheyAre(@TempDir Path dir) throws Exception {
         Baseline none = Baseline.read(dir.resolve("missing.md"));
 

@@ -27,6 +27,13 @@ class BenchSmokeIT {
         assertThat(scenarios).extracting(Scenario::section).containsAll(List.of(ZooKeeperLeases.SECTION,
                 RedisLeases.SECTION, GatewayWrites.POSTGRES, GatewayWrites.MARIADB, GatewayWrites.CLIENT,
                 LibraryWrites.JDBC, LibraryWrites.FILES, ShedLockPairs.SECTION, SqlLeases.POSTGRES, SqlLeases.MARIADB));
+        for (String leases : List.of(ZooKeeperLeases.SECTION, RedisLeases.SECTION)) {
+            // Every lease contender runs in both call shapes, at 1 and 16.
+            assertThat(scenarios).filteredOn(s -> s.section().equals(leases))
+                    .extracting(s -> s.title() + " c=" + s.concurrency()).contains(
+                            LeaseShapes.title(LeaseShapes.BLOCKING) + " c=1", LeaseShapes.title(LeaseShapes.ASYNC) + " c=1",
+                            LeaseShapes.title(LeaseShapes.BLOCKING) + " c=16", LeaseShapes.title(LeaseShapes.ASYNC) + " c=16");
+        }
         for (Scenario s : scenarios) {
             for (int i = 0; i < s.contenders().size(); i++) {
                 List<Sample> runs = s.samples().get(i);
@@ -39,7 +46,8 @@ class BenchSmokeIT {
         assertThat(report).contains("## Headline ratios", "## Machine", "## Versions", "Hazelcast FencedLock",
                 "Redisson RFencedLock", "pgbench, the same guarded statement", "FencegateClient",
                 "ShedLock JdbcTemplateLockProvider", SqlLeases.REGISTRY, SqlLeases.FLOOR,
-                "SQL issuer hand-off p50 < 20 ms with LISTEN/NOTIFY");
+                "SQL issuer hand-off p50 < 20 ms with LISTEN/NOTIFY",
+                "Redis issuer (async) ≥ 0.8× the raw Lua floor", "ZooKeeper issuer (zxid, blocking) ≥ 0.9× raw create+delete");
         try (var charts = Files.list(dir.resolve("benchmarks"))) {
             assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(10);
         }

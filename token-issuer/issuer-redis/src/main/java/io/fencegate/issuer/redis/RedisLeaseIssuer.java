@@ -214,7 +214,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                 .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent)));
     }
 
-    /** The release script's marker lives the lease's remaining ttl plus a minute. */
+    /** The release script's marker lives the lease's ttl plus a minute (never less than its remaining ttl). */
     @Override
     protected CompletionStage<Boolean> isReleased(Lease lease) {
         return LeaseIds.parse(lease.leaseId())

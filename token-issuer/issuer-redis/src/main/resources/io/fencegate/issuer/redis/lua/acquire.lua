@@ -16,9 +16,10 @@
 -- one from a snapshot, or from a server this one followed.
 -- Why refuse a counter below a token this issuer saw: the same, caught without trusting run_id.
 -- The lock check comes first, so a held lock consumes no token (and costs no INFO).
--- Why one MGET for lock, counter, ceiling and delay: every redis.call costs the script a
+-- Why one MGET for lock, counter, ceiling, delay and run: every redis.call costs the script a
 -- round of argument and reply conversion; reads of plain strings share one (the delay's PTTL
--- is asked only when a delay key exists).
+-- is asked only when a delay key exists). No script writes the run key, so the run read by any
+-- acquire of a batch is the one the whole call sees.
 -- Lock-delay: a lease granted with a delay also sets the delay key (token:delayMs),
 -- living ttl + delay and renewed with the lease; a release deletes it, an expiry leaves it to
 -- run out, so an involuntarily ended lease keeps the lock from everyone for the delay.
@@ -40,11 +41,11 @@ if ARGV[1] == 'probe' then
   return {0}
 end
 local checked
-local function run_checked()
+local function run_checked(run)
   -- an armed copy in the cache proves the run (see RunCheckShortcut), not the role: the
   -- cache survives REPLICAOF, so the cheaper INFO replication is still read
   if checked == nil then
-    checked = run_floor_of(redis.call('GET', KEYS[3]), armed and ARGV[1] == 'skip') ~= nil
+    checked = run_floor_of(run, armed and ARGV[1] == 'skip') ~= nil
   end
   return checked
 end
@@ -56,13 +57,13 @@ local function held(waiters, mark_ms, pttl)
   return {0, pttl}
 end
 local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay, lock, waiters_ms, others_ms)
-  local state = redis.call('MGET', lock_key, KEYS[1], KEYS[2], delay)
+  local state = redis.call('MGET', lock_key, KEYS[1], KEYS[2], delay, KEYS[3])
   if state[1] then return held(waiters, waiters_ms, redis.call('PTTL', lock_key)) end
   if state[4] then
     local delayed = redis.call('PTTL', delay)
     if delayed > 0 then return held(waiters, waiters_ms, delayed) end
   end
-  if not run_checked() then return {-1} end
+  if not run_checked(state[5]) then return {-1} end
   local counter, ceiling = state[2], state[3]
   if not counter or not ceiling then return {-1} end
   if tonumber(counter) < tonumber(ARGV[4]) then return {-1} end
