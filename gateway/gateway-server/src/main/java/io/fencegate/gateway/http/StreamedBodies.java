@@ -25,13 +25,16 @@ import java.util.concurrent.TimeUnit;
  * <p>The store judges the guard when the whole body has been written ({@link StreamedWrite#commit}).
  * A body that grows past the limit (413), a client that goes away before the end, or a failed
  * store call abort the write, and the store keeps nothing of it. Each store call is bounded by the
- * request timeout. Small bodies are not streamed ({@link #worthIt}): one store call costs less than three.
+ * request timeout. Bodies under 1 MiB are not streamed ({@link #worthIt}).
  */
 final class StreamedBodies {
     /** Bytes received and not yet handed to the store, above which the request is paused. */
     static final int HIGH_WATER = 512 * 1024;
-    /** Bodies declared smaller than this are read whole: they arrive in a piece or two anyway. */
-    static final long STREAM_FROM = 64 * 1024;
+    /**
+     * Bodies declared smaller than this are read whole, as before: they never wait for the budget,
+     * and one store call costs less than the two or three of a streamed write.
+     */
+    static final long STREAM_FROM = BodyBudget.SMALL;
 
     private StreamedBodies() {}
 

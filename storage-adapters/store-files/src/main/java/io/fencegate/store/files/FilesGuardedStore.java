@@ -132,10 +132,13 @@ public final class FilesGuardedStore implements GuardedStore {
         return GuardInputs.checked(() -> {
             limits.checkGuarded(key, token);
             limits.checkValueLength(length);
-        }, () -> run(key, () -> {
-            Path temp = AtomicFiles.newTemporary(root, pathOf(key));
-            return FilesStreamedWrite.open(this, key, token, temp, limits.maxValueBytes());
-        }));
+        }, () -> CompletableFuture.completedFuture(new FilesStreamedWrite(this, key, token, limits.maxValueBytes())));
+    }
+
+    /** The name of a new temporary file beside {@code key}'s item file, its directories made; on a store thread. */
+    Path temporaryFor(String key) throws IOException {
+        checkRoot();
+        return AtomicFiles.newTemporary(root, pathOf(key));
     }
 
     /**

@@ -13,9 +13,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.zip.CRC32C;
 
 /**
- * A files-store write whose value arrives in pieces. The item file is written as the value comes:
- * its header at open (token = fence = the write's token, known before the guard is judged), each
- * piece appended with the checksum kept running, into a temporary file beside the item. At commit
+ * A files-store write whose value arrives in pieces. The item file is written as the value comes,
+ * into a temporary file beside the item made with the first piece (one trip to the store's
+ * threads fewer than making it at open): the header (token = fence = the write's token, known
+ * before the guard is judged), then each piece, the checksum kept running. At commit
  * the trailer is written and the file fsynced, outside the item's lock; then, holding it, the store
  * judges the guard on the item's header and renames the file into place if it applies. A refused,
  * failed or aborted write deletes its temporary, so nothing of it remains.
@@ -27,35 +28,28 @@ final class FilesStreamedWrite implements StreamedWrite {
     private final FilesGuardedStore store;
     private final String key;
     private final long token;
-    private final Path temp;
-    private final FileChannel channel; // guarded by this
+    private Path temp; // guarded by this, null until the first piece
+    private FileChannel channel; // guarded by this
     private final CRC32C crc = new CRC32C(); // guarded by this
     private final long maxValueBytes;
     private long length; // guarded by this
     private boolean finished; // committing or aborted; guarded by this
 
-    private FilesStreamedWrite(FilesGuardedStore store, String key, long token, Path temp, FileChannel channel,
-                               long maxValueBytes) {
+    FilesStreamedWrite(FilesGuardedStore store, String key, long token, long maxValueBytes) {
         this.store = store;
         this.key = key;
         this.token = token;
-        this.temp = temp;
-        this.channel = channel;
         this.maxValueBytes = maxValueBytes;
     }
 
-    /** Creates {@code temp} and writes the item's header into it; on a store thread. */
-    static FilesStreamedWrite open(FilesGuardedStore store, String key, long token, Path temp, long maxValueBytes)
-            throws IOException {
-        FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        FilesStreamedWrite write = new FilesStreamedWrite(store, key, token, temp, channel, maxValueBytes);
-        try {
-            write.put(List.of(ByteBuffer.wrap(ItemFile.header(key, token, token, true))));
-            return write;
-        } catch (IOException | RuntimeException e) {
-            write.discard();
-            throw e;
+    /** Creates the temporary and writes the item's header into it, once; on a store thread, holding the monitor. */
+    private void createTemporary() throws IOException {
+        if (channel != null) {
+            return;
         }
+        temp = store.temporaryFor(key);
+        channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        put(List.of(ByteBuffer.wrap(ItemFile.header(key, token, token, true))));
     }
 
     @Override
@@ -74,6 +68,7 @@ final class FilesStreamedWrite implements StreamedWrite {
                         throw new IllegalArgumentException("value of more than " + (length + size)
                                 + " bytes is over the limit of " + maxValueBytes);
                     }
+                    createTemporary();
                     put(bytes);
                     length += size;
                 } catch (IOException | RuntimeException e) {
@@ -95,6 +90,9 @@ final class FilesStreamedWrite implements StreamedWrite {
                 finished = true;
             }
             try {
+                synchronized (this) {
+                    createTemporary(); // an empty value
+                }
                 ByteBuffer trailer = ByteBuffer.wrap(ItemFile.trailer((int) length, crc));
                 while (trailer.hasRemaining()) {
                     channel.write(trailer);
@@ -103,8 +101,12 @@ final class FilesStreamedWrite implements StreamedWrite {
                 channel.close();
                 return store.moveIntoPlace(key, token, temp);
             } finally {
-                channel.close();
-                Files.deleteIfExists(temp); // still there if the guard refused or anything failed
+                synchronized (this) {
+                    if (channel != null) {
+                        channel.close();
+                        Files.deleteIfExists(temp); // still there if the guard refused or anything failed
+                    }
+                }
             }
         });
     }
@@ -140,6 +142,9 @@ final class FilesStreamedWrite implements StreamedWrite {
             return;
         }
         finished = true;
+        if (channel == null) {
+            return;
+        }
         try {
             channel.close();
             Files.deleteIfExists(temp);
