@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -108,7 +109,7 @@ final class StreamedBodies {
                 fail(Bodies.tooLarge(limit));
                 return;
             }
-            pending.add(ByteBuffer.wrap(chunk.getBytes()));
+            pending.add(bytesOf(chunk));
             pendingBytes += chunk.length();
             if (pendingBytes >= HIGH_WATER && !paused) {
                 paused = true;
@@ -154,6 +155,14 @@ final class StreamedBodies {
                 write.abort();
             }
             result.tryFail(cause);
+        }
+
+        /**
+         * The chunk's bytes, not copied: Vert.x hands each piece over as a heap copy of its own (made
+         * as it leaves the socket's pooled buffer), so another copy would only double the garbage.
+         */
+        private static ByteBuffer bytesOf(Buffer chunk) {
+            return chunk instanceof BufferInternal internal ? internal.getByteBuf().nioBuffer() : ByteBuffer.wrap(chunk.getBytes());
         }
 
         private <T> Future<T> bounded(CompletionStage<T> stage) {
