@@ -95,6 +95,7 @@ final class StreamedBodies {
                 ended = true;
                 next();
             });
+            Bodies.invite(request);
             request.resume();
         }
 

@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -161,6 +160,64 @@ class StreamedBodiesIT {
         awaitTemporaries(0);
     }
 
+    /** curl sends large bodies with Expect: 100-continue and waits for the answer before sending. */
+    @Test
+    void aClientThatWaitsForContinueIsInvitedOnlyOnceTheChecksHavePassed() throws Exception {
+        long token = lease();
+        for (int size : new int[] {1000, 2 << 20}) { // read whole, and streamed
+            try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+                socket.setSoTimeout(30_000);
+                OutputStream out = socket.getOutputStream();
+                out.write(head("continue", token + 1_000_000, size).getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                assertThat(statusLine(socket)).as("a token nobody was granted, %d bytes", size).contains(" 403 ");
+            }
+            try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+                socket.setSoTimeout(30_000);
+                OutputStream out = socket.getOutputStream();
+                out.write(head("continue", token, size).getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                assertThat(statusLine(socket)).as("%d bytes", size).contains(" 100 ");
+                out.write(random(size));
+                out.flush();
+                String answer = statusLine(socket);
+                while (answer.isEmpty()) {
+                    answer = statusLine(socket);
+                }
+                assertThat(answer).contains(" 200 ");
+            }
+        }
+    }
+
+    private static String head(String key, long token, int length) {
+        return "PUT /v1/stores/docs/items/" + key + " HTTP/1.1\r\nHost: x\r\nFencing-Token: " + token
+                + "\r\nContent-Length: " + length + "\r\nExpect: 100-continue\r\n\r\n";
+    }
+
+    /** The next line the gateway sends: a status line, or the end of a header block (empty). */
+    private static String statusLine(Socket socket) throws java.io.IOException {
+        java.io.InputStream in = socket.getInputStream();
+        StringBuilder line = new StringBuilder();
+        for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
+            line.append((char) c);
+        }
+        String read = line.toString().strip();
+        if (read.startsWith("HTTP/")) {
+            // skip the rest of this answer's head
+            for (String header = ""; ; ) {
+                StringBuilder h = new StringBuilder();
+                for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
+                    h.append((char) c);
+                }
+                header = h.toString().strip();
+                if (header.isEmpty()) {
+                    break;
+                }
+            }
+        }
+        return read;
+    }
+
     private String leaseId;
 
     /** A new lease on the store's lock, the previous one released: tokens rise. */
@@ -187,10 +244,24 @@ class StreamedBodiesIT {
                 HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
+    /** The store's temporary files now; one that is renamed or deleted during the walk is not one. */
     private List<Path> temporaries() throws Exception {
-        try (Stream<Path> all = Files.walk(docs)) {
-            return all.filter(p -> p.getFileName().toString().startsWith(".fg-tmp-")).toList();
-        }
+        List<Path> found = new ArrayList<>();
+        Files.walkFileTree(docs, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes attributes) {
+                if (file.getFileName().toString().startsWith(".fg-tmp-")) {
+                    found.add(file);
+                }
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path file, java.io.IOException gone) {
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+        });
+        return found;
     }
 
     /** Waits (bounded) until {@code count} temporary files are in the store's directory. */
