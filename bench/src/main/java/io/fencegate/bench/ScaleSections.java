@@ -218,9 +218,9 @@ final class ScaleSections {
                 worst >= 0.8 ? "yes" : "**no**"));
         report.text(fmt("- %d PUTs of %s at once to the files store (gateway heap after GC before: %s): %d answered 200, "
                         + "%d failed %s; peak RSS %s; heap after GC afterwards %s; gateway alive afterwards: %s. The gateway "
-                        + "reads a whole body into its heap before the store writes it (about two copies while in flight); "
-                        + "bodies of 1 MiB and more wait for a budget of an eighth of the heap, so they are taken a few at a "
-                        + "time.\n\n",
+                        + "streams a body of 1 MiB and more into a files store as it arrives (at most about 1 MiB of each "
+                        + "in its heap), so all are received at once; a SQL store takes a value whole, so there such "
+                        + "bodies wait for a budget of an eighth of the heap and are taken a few at a time.\n\n",
                 burst.requests(), size(16 * 1024 * 1024), ProcessMemory.mib(heapBefore), burst.ok(), burst.failed(),
                 burst.failures(), ProcessMemory.mib(burst.peakRssBytes()), ProcessMemory.mib(burst.heapAfterGcBytes()),
                 burst.aliveAfter() ? "yes" : "**no**"));

@@ -152,6 +152,15 @@ final class ValueSizes {
         }
     }
 
+    /**
+     * {@code value} sent in small pieces, with its length: sent whole, each of 64 requests at once
+     * made the JDK's client copy it into a direct buffer of its size, and the bench JVM ran out.
+     */
+    private static HttpRequest.BodyPublisher inPieces(byte[] value) {
+        return HttpRequest.BodyPublishers.fromPublisher(
+                HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(value)), value.length);
+    }
+
     /** {@code requests} PUTs of {@code size} bytes at once to the files store; the gateway's memory meanwhile. */
     static Burst burst(URI gateway, long pid, long token, int requests, int size) throws Exception {
         byte[] value = new byte[size];
@@ -177,7 +186,7 @@ final class ValueSizes {
         for (int i = 0; i < requests; i++) {
             answers.add(http.sendAsync(HttpRequest.newBuilder(gateway.resolve("/v1/stores/files/items/burst/" + i))
                     .timeout(Duration.ofMinutes(3)).header("Fencing-Token", Long.toString(token))
-                    .PUT(HttpRequest.BodyPublishers.ofByteArray(value)).build(), HttpResponse.BodyHandlers.ofString()));
+                    .PUT(inPieces(value)).build(), HttpResponse.BodyHandlers.ofString()));
         }
         int ok = 0;
         int failed = 0;

@@ -68,7 +68,9 @@ public final class Gateway {
                 .setPort(port)
                 // A client that stops sending mid-request does not hold a connection forever.
                 .setIdleTimeout((int) Math.max(1, options.requestTimeout().toSeconds() * 2))
-                .setIdleTimeoutUnit(TimeUnit.SECONDS);
+                .setIdleTimeoutUnit(TimeUnit.SECONDS)
+                // A large body arrives in pieces of up to 64 KiB instead of 8: an eighth of the per-piece work.
+                .setMaxChunkSize(64 * 1024);
         if (options.tls() != null) {
             http.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
                     .setCertPath(options.tls().certPath()).setKeyPath(options.tls().keyPath()));

@@ -17,6 +17,27 @@ public interface GuardedStore extends AutoCloseable {
     /** Stores {@code value} under {@code key} if {@link #rule()} admits {@code token}; then token = fence = {@code token}. */
     CompletionStage<WriteResult> write(String key, long token, byte[] value);
 
+    /**
+     * Whether {@link #openWrite} takes a value in pieces without holding it whole in memory. A
+     * front end that receives values in pieces (the gateway) streams them only into such a store;
+     * for others it reads the value whole and calls {@link #write}.
+     */
+    default boolean streamsValues() {
+        return false;
+    }
+
+    /**
+     * Opens a write of {@code key} with {@code token} whose value arrives in pieces, for a store
+     * that {@link #streamsValues()}; the guard is judged at {@link StreamedWrite#commit}, as by
+     * {@link #write}. {@code length} is the value's size if known, or -1: a known length over
+     * {@link StoreLimits#maxValueBytes} fails the stage with {@link IllegalArgumentException}, as a
+     * bad key or token does. A store that does not stream fails it with {@link UnsupportedOperationException}.
+     */
+    default CompletionStage<StreamedWrite> openWrite(String key, long token, long length) {
+        return java.util.concurrent.CompletableFuture.failedFuture(
+                new UnsupportedOperationException(getClass().getSimpleName() + " does not stream values"));
+    }
+
     /** Deletes {@code key} under the same guard, leaving a tombstone that keeps the token. */
     CompletionStage<WriteResult> delete(String key, long token);
 

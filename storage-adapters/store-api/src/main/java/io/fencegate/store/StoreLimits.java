@@ -70,9 +70,13 @@ public record StoreLimits(int maxKeyBytes, int maxValueBytes) {
         if (value == null) {
             throw new IllegalArgumentException("value is null");
         }
-        if (value.length > maxValueBytes) {
-            throw new IllegalArgumentException("value of " + value.length + " bytes is over the limit of "
-                    + maxValueBytes);
+        checkValueLength(value.length);
+    }
+
+    /** A value of {@code length} bytes (-1: not known yet) is within {@link #maxValueBytes}. */
+    public void checkValueLength(long length) {
+        if (length > maxValueBytes) {
+            throw new IllegalArgumentException("value of " + length + " bytes is over the limit of " + maxValueBytes);
         }
     }
 }

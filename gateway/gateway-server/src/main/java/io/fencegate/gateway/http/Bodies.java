@@ -19,23 +19,15 @@ final class Bodies {
 
     static Future<Buffer> read(RoutingContext ctx, long limit, Duration timeout) {
         HttpServerRequest request = ctx.request();
-        String declared = request.getHeader("Content-Length");
-        long expected = limit; // a body without a length may grow to the limit
-        if (declared != null) {
-            long length;
-            try {
-                length = Long.parseLong(declared.strip());
-            } catch (NumberFormatException e) {
-                return Future.failedFuture(Problem.badRequest(Problem.BAD_REQUEST, "malformed Content-Length"));
-            }
-            if (length > limit) {
-                return Future.failedFuture(tooLarge(limit));
-            }
-            expected = length;
+        long declared;
+        try {
+            declared = declaredLength(request, limit);
+        } catch (Problem p) {
+            return Future.failedFuture(p);
         }
+        long expected = declared < 0 ? limit : declared; // a body without a length may grow to the limit
         BodyBudget.Reservation reservation = BodyBudget.HEAP.reserve(expected);
         ctx.addEndHandler(done -> reservation.release());
-        long size = expected;
         return Future.fromCompletionStage(reservation.ready(), ctx.vertx().getOrCreateContext())
                 .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .recover(waited -> {
@@ -43,7 +35,41 @@ final class Bodies {
                     return Future.failedFuture(Problem.unavailable(
                             "too many large bodies are being received; retry later"));
                 })
-                .compose(granted -> collect(request, limit, declared == null ? 0 : size));
+                .compose(granted -> collect(request, limit, Math.max(0, declared)));
+    }
+
+    /**
+     * Answers {@code 100 Continue} to a client that waits for it before it sends its body
+     * ({@code Expect: 100-continue}, which curl sends with large bodies): sent only now, once the
+     * checks before the body have passed, so a refused request never has its body sent, and a
+     * client is not left waiting out its own timeout (curl's is a second) before sending.
+     */
+    static void invite(HttpServerRequest request) {
+        String expect = request.getHeader("Expect");
+        if (expect != null && expect.equalsIgnoreCase("100-continue")) {
+            request.response().writeContinue();
+        }
+    }
+
+    /** The body's Content-Length, or -1 if it has none (chunked); 400 if malformed, 413 if over {@code limit}. */
+    static long declaredLength(HttpServerRequest request, long limit) {
+        String declared = request.getHeader("Content-Length");
+        if (declared == null) {
+            return -1;
+        }
+        long length;
+        try {
+            length = Long.parseLong(declared.strip());
+        } catch (NumberFormatException e) {
+            length = -1;
+        }
+        if (length < 0) {
+            throw Problem.badRequest(Problem.BAD_REQUEST, "malformed Content-Length");
+        }
+        if (length > limit) {
+            throw tooLarge(limit);
+        }
+        return length;
     }
 
     private static Future<Buffer> collect(HttpServerRequest request, long limit, long length) {
@@ -61,11 +87,12 @@ final class Bodies {
         });
         request.exceptionHandler(body::tryFail);
         request.endHandler(v -> body.tryComplete(collected));
+        invite(request);
         request.resume();
         return body.future();
     }
 
-    private static Problem tooLarge(long limit) {
+    static Problem tooLarge(long limit) {
         return new Problem(413, Problem.TOO_LARGE, "Content Too Large", "the body is over the limit of " + limit + " bytes")
                 .with("limit", limit);
     }

@@ -6,9 +6,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The bytes of large request bodies this JVM holds at once. A body is read whole into the heap (the
- * stores take a byte array), and each one in flight costs about twice its size until its answer
- * is sent: without a bound, 64 PUTs of 16 MiB at once ran a 512 MiB gateway out of heap. A large
+ * The bytes of large request bodies this JVM holds at once. A body for a store that takes values
+ * whole is read whole into the heap, and each one in flight costs about twice its size until its
+ * answer is sent (a store that streams values gets large bodies piece by piece,
+ * {@link StreamedBodies}, and they take no part here): without a bound, 64 PUTs of 16 MiB at once ran a 512 MiB gateway out of heap. A large
  * body reserves its size before it is read and gives it back when its answer is sent; one that
  * cannot reserve waits, its request paused (TCP pushes back on the sender), in arrival order, so
  * a large body is never starved by later ones. Bodies under {@link #SMALL} bytes do not take part:

@@ -30,6 +30,10 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long 
     void put(RoutingContext ctx, StoreTarget target) {
         guarded(ctx, target, (store, key, token) -> {
             long limit = Math.min(maxBodyBytes, store.limits().maxValueBytes());
+            long declared = Bodies.declaredLength(ctx.request(), limit);
+            if (StreamedBodies.worthIt(store, declared)) {
+                return StreamedBodies.write(ctx, store, key, token, limit, declared, timeout);
+            }
             return Bodies.read(ctx, limit, timeout).compose(body -> call(ctx, store.write(key, token, bytes(body))));
         });
     }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Many large PUTs at once on a small heap: a gateway process with {@code -Xmx256m} receives 16
+ * Many large PUTs at once on a small heap, to a store that takes values whole (Postgres; a files
+ * store takes them streamed, StreamedBodiesIT): a gateway process with {@code -Xmx256m} receives 16
  * PUTs of 16 MiB at the same time (256 MiB of bodies, each read whole into the heap). Every one is
  * applied and the gateway stays up, because large bodies wait for the heap's body budget instead
  * of all being read at once.
@@ -34,15 +35,16 @@ class LargeBodiesIT {
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void manyLargeBodiesAtOnceAreAllAppliedOnASmallHeap() throws Exception {
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "large-bodies");
-        try (TestingServer zookeeper = new TestingServer(true)) {
-            Files.createDirectories(work.resolve("docs"));
+        try (TestingServer zookeeper = new TestingServer(true);
+                TestDatabases db = TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
             Path config = work.resolve("fencegate.yaml");
             Files.writeString(config, """
                     server: { port: 0 }
                     issuer: { type: zookeeper, connectString: "%s" }
                     stores:
-                      docs: { type: files, dir: "%s", rule: same-lease, lock: bulk }
-                    """.formatted(zookeeper.getConnectString(), work.resolve("docs")));
+                      docs: { type: postgres, host: 127.0.0.1, port: 5432, database: test, schema: %s, user: postgres,
+                              rule: same-lease, lock: bulk }
+                    """.formatted(zookeeper.getConnectString(), db.name));
             try (GatewayProcess gateway = GatewayProcess.start(work, "serve", "--config", config.toString())) {
                 URI uri = gateway.awaitReady(90).uri();
                 FencegateClient client = FencegateClient.builder(uri).timeout(Duration.ofSeconds(60)).build();

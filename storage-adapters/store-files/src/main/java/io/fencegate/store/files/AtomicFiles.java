@@ -36,9 +36,7 @@ public final class AtomicFiles {
 
     /** Replaces {@code target} (somewhere below {@code root}) with {@code content}, crash-atomically. */
     public static void replace(Path root, Path target, byte[] content) throws IOException {
-        Path dir = target.getParent();
-        createDirectoriesBelow(root, dir);
-        Path temp = dir.resolve(TEMP_PREFIX + UUID.randomUUID());
+        Path temp = newTemporary(root, target);
         try {
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 ByteBuffer b = ByteBuffer.wrap(content);
@@ -47,11 +45,27 @@ public final class AtomicFiles {
                 }
                 ch.force(true);
             }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+            moveIntoPlace(temp, target);
         } finally {
             Files.deleteIfExists(temp);
         }
-        fsyncDirectory(dir);
+    }
+
+    /**
+     * The name of a new temporary file beside {@code target} (its directories below {@code root}
+     * made), for a caller that creates it ({@code CREATE_NEW}), fills and fsyncs it, then
+     * {@link #moveIntoPlace moves it into place} or deletes it.
+     */
+    static Path newTemporary(Path root, Path target) throws IOException {
+        Path dir = target.getParent();
+        createDirectoriesBelow(root, dir);
+        return dir.resolve(TEMP_PREFIX + UUID.randomUUID());
+    }
+
+    /** Renames the fsynced {@code temp} over {@code target} (atomic on POSIX) and fsyncs the directory. */
+    static void moveIntoPlace(Path temp, Path target) throws IOException {
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        fsyncDirectory(target.getParent());
     }
 
     /** Creates the missing directories between {@code root} (which must exist) and {@code dir}. */

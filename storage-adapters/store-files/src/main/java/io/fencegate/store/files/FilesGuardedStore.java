@@ -7,6 +7,7 @@ import io.fencegate.store.ReadResult;
 import io.fencegate.store.Stale;
 import io.fencegate.store.StoreLimits;
 import io.fencegate.store.StoreUnavailableException;
+import io.fencegate.store.StreamedWrite;
 import io.fencegate.store.WriteResult;
 import io.fencegate.store.backend.GuardDecision;
 import io.fencegate.store.backend.GuardInputs;
@@ -33,6 +34,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and so is a directory inside another store's or holding another store's ({@link NestedStores}).
  * On a case-insensitive file system item files are named so that letter case never tells two
  * apart ({@link NameCase}).
+ *
+ * <p>A value may also arrive in pieces ({@link #openWrite}, {@link FilesStreamedWrite}): it is
+ * written into a temporary file beside the item as it comes, and moved into place under the same
+ * lock and guard as {@link #write}'s.
  *
  * <p>The root must exist: a missing root is an unmounted or lost volume, reported as
  * {@link StoreUnavailableException}, never silently recreated as an empty store. File I/O runs on
@@ -108,12 +113,47 @@ public final class FilesGuardedStore implements GuardedStore {
     private CompletionStage<WriteResult> guarded(String key, long token, byte[] value) {
         return run(key, () -> locks.withLock(key, () -> {
             Path file = pathOf(key);
-            WriteResult decision = GuardDecision.write(rule, state(readChecked(file, key)), token);
+            WriteResult decision = GuardDecision.write(rule, headerChecked(file, key), token);
             if (decision instanceof Applied) {
                 AtomicFiles.replace(root, file, new ItemFile(key, token, token, value).encode());
             }
             return decision;
         }));
+    }
+
+    @Override
+    public boolean streamsValues() {
+        return true;
+    }
+
+    @Override
+    public CompletionStage<StreamedWrite> openWrite(String key, long token, long length) {
+        StoreLimits limits = options.limits();
+        return GuardInputs.checked(() -> {
+            limits.checkGuarded(key, token);
+            limits.checkValueLength(length);
+        }, () -> CompletableFuture.completedFuture(new FilesStreamedWrite(this, key, token, limits.maxValueBytes())));
+    }
+
+    /** The name of a new temporary file beside {@code key}'s item file, its directories made; on a store thread. */
+    Path temporaryFor(String key) throws IOException {
+        checkRoot();
+        return AtomicFiles.newTemporary(root, pathOf(key));
+    }
+
+    /**
+     * A streamed write's last step, on a store thread: under the item's lock, judges the guard on
+     * the item's header and, if it applies, renames the complete, fsynced {@code temp} over the item.
+     */
+    WriteResult moveIntoPlace(String key, long token, Path temp) throws IOException {
+        return locks.withLock(key, () -> {
+            Path file = pathOf(key);
+            WriteResult decision = GuardDecision.write(rule, headerChecked(file, key), token);
+            if (decision instanceof Applied) {
+                AtomicFiles.moveIntoPlace(temp, file);
+            }
+            return decision;
+        });
     }
 
     @Override
@@ -152,9 +192,7 @@ public final class FilesGuardedStore implements GuardedStore {
     }
 
     private ItemFile readChecked(Path file, String key) throws IOException {
-        if (!Files.isDirectory(root)) {
-            throw new IOException("files store root " + root + " is missing");
-        }
+        checkRoot();
         ItemFile item = ItemFile.read(file);
         if (item != null && !item.key().equals(key)) {
             throw new IOException("item file " + file + " holds another key (hash collision?)");
@@ -162,7 +200,27 @@ public final class FilesGuardedStore implements GuardedStore {
         return item;
     }
 
-    private <T> CompletionStage<T> run(String key, ItemLocks.IoAction<T> action) {
+    /** What a write judges the guard by: the item's token and fence, from its header alone. */
+    private ItemState headerChecked(Path file, String key) throws IOException {
+        checkRoot();
+        ItemFile.Header header = ItemFile.readHeader(file);
+        if (header == null) {
+            return ItemState.ABSENT;
+        }
+        if (!header.key().equals(key)) {
+            throw new IOException("item file " + file + " holds another key (hash collision?)");
+        }
+        return ItemState.of(header.token(), header.fence());
+    }
+
+    private void checkRoot() throws IOException {
+        if (!Files.isDirectory(root)) {
+            throw new IOException("files store root " + root + " is missing");
+        }
+    }
+
+    /** Runs {@code action} on the store's threads; an I/O failure is the store being unavailable. */
+    <T> CompletionStage<T> run(String key, ItemLocks.IoAction<T> action) {
         try {
             return CompletableFuture.supplyAsync(() -> {
                 try {
