@@ -68,7 +68,11 @@ public final class Gateway {
                 .setPort(port)
                 // A client that stops sending mid-request does not hold a connection forever.
                 .setIdleTimeout((int) Math.max(1, options.requestTimeout().toSeconds() * 2))
-                .setIdleTimeoutUnit(TimeUnit.SECONDS);
+                .setIdleTimeoutUnit(TimeUnit.SECONDS)
+                // No WebSocket routes: without compression offered, Vert.x adds no WebSocket
+                // extension handler to each connection's pipeline, which every request passed through.
+                .setPerMessageWebSocketCompressionSupported(false)
+                .setPerFrameWebSocketCompressionSupported(false);
         if (options.tls() != null) {
             http.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
                     .setCertPath(options.tls().certPath()).setKeyPath(options.tls().keyPath()));
