@@ -80,7 +80,8 @@ final class Notes {
               keys. pgbench runs the statement the gateway sends for a lone write (`PostgresGuardSql.write`)
               with the same key space, value and token, with as many connections as requests in flight
               (`-M prepared`), one write a transaction; the gateway's store coalesces the writes in
-              flight into one statement a connection (`writeBatch`), which is what it is measured on.
+              flight into one statement and one commit on each of a quarter of its 16 connections
+              (`writeBatch`; a lone write goes alone), which is what it is measured on.
               The plain upsert goes to a table of the same shape without the guard. On MariaDB the
               baselines are the JDBC store used as a library in the bench's JVM (the same coalesced
               transactions, no HTTP) and a plain `INSERT … ON DUPLICATE KEY UPDATE` over HikariCP.

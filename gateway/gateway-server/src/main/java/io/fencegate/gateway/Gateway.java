@@ -70,7 +70,11 @@ public final class Gateway {
                 .setIdleTimeout((int) Math.max(1, options.requestTimeout().toSeconds() * 2))
                 .setIdleTimeoutUnit(TimeUnit.SECONDS)
                 // A large body arrives in pieces of up to 64 KiB instead of 8: an eighth of the per-piece work.
-                .setMaxChunkSize(64 * 1024);
+                .setMaxChunkSize(64 * 1024)
+                // No WebSocket routes: without compression offered, Vert.x adds no WebSocket
+                // extension handler to each connection's pipeline, which every request passed through.
+                .setPerMessageWebSocketCompressionSupported(false)
+                .setPerFrameWebSocketCompressionSupported(false);
         if (options.tls() != null) {
             http.setSsl(true).setKeyCertOptions(new PemKeyCertOptions()
                     .setCertPath(options.tls().certPath()).setKeyPath(options.tls().keyPath()));

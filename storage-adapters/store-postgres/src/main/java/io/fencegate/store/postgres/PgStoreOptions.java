@@ -45,7 +45,7 @@ public final class PgStoreOptions extends StoreOptions<PgStoreOptions> {
     public String schema() { return schema; }
     public PgStoreOptions schema(String schema) { this.schema = schema; return this; }
 
-    /** Connections in the pool, 1..1000 (default 8); each carries up to 256 pipelined statements. */
+    /** Connections in the pool, 1..1000 (default 8); write batches run on a quarter of them at once (at least one). */
     public int poolSize() { return poolSize; }
     public PgStoreOptions poolSize(int poolSize) { this.poolSize = poolSize; return this; }
 

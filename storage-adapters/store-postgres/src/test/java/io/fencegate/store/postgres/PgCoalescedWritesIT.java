@@ -121,6 +121,41 @@ class PgCoalescedWritesIT extends AbstractCoalescedWritesTest {
     }
 
     /**
+     * Writes in flight on a large pool still coalesce: a quarter of its connections carry batches,
+     * so 16 writes at once on 16 connections are not 16 statements and 16 commits. Four writes held
+     * on row locks fill the write batches; twelve more queue behind them and go out together.
+     */
+    @Test
+    void writesOnALargePoolCoalesceOnAQuarterOfItsConnections() throws Exception {
+        try (PgGuardedStore store = store(16);
+                Connection holder = DriverManager.getConnection(url(), "postgres", "")) {
+            List<List<String>> batches = recordBatches(store);
+            String p = prefix();
+            List<String> held = List.of(p + "h0", p + "h1", p + "h2", p + "h3");
+            for (String k : held) {
+                await(store.write(k, 1, bytes("v1")));
+            }
+            holder.setAutoCommit(false);
+            for (String k : held) {
+                lockRow(holder, k);
+            }
+            List<CompletionStage<WriteResult>> blocked = held.stream().map(k -> store.write(k, 2, bytes("v2"))).toList();
+            awaitWaitingOnLockOf(holder);
+            List<String> queued = java.util.stream.IntStream.range(0, 12).mapToObj(i -> p + "q" + i).toList();
+            List<CompletionStage<WriteResult>> later = queued.stream().map(k -> store.write(k, 3, bytes("v3"))).toList();
+            holder.commit();
+            for (CompletionStage<WriteResult> w : blocked) {
+                assertThat(await(w)).isEqualTo(new Applied(1));
+            }
+            for (CompletionStage<WriteResult> w : later) {
+                assertThat(await(w)).isEqualTo(new Applied(0));
+            }
+            long carrying = batches.stream().filter(b -> b.stream().anyMatch(queued::contains)).count();
+            assertThat(carrying).as("statements that carried the 12 queued writes: %s", batches).isLessThan(12);
+        }
+    }
+
+    /**
      * The server ends the batch's connection while the batch waits on a row lock, part of it
      * already written in its transaction (as a restart would, without stopping the shared server).
      */
