@@ -2,6 +2,7 @@ package io.fencegate.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -105,10 +106,25 @@ public final class BenchMain {
     }
 
     /**
+     * Runs every contender of every scenario once, unrecorded, before any is measured: code that only
+     * runs at one concurrency or in one call shape (a batch of many calls, 16 blocked threads) is
+     * compiled before its first measured sample, not during it. Without this, whichever shape ran
+     * first in a fresh JVM paid the JIT, and on a busy machine that halved its figure.
+     */
+    private static void warmEveryShape(Profile profile, List<Scenario> scenarios) throws Exception {
+        for (Scenario s : scenarios) {
+            for (Contender c : s.contenders()) {
+                c.measure(s.concurrency(), Duration.ZERO, profile.warmUp().multipliedBy(2));
+            }
+        }
+    }
+
+    /**
      * Each scenario in turn; within it, each repetition runs every contender once, starting one
      * further along each time, so no contender always runs first (warm caches) or last.
      */
     private static List<Scenario> runAll(Profile profile, List<Scenario> scenarios) throws Exception {
+        warmEveryShape(profile, scenarios);
         for (Scenario s : scenarios) {
             List<Integer> order = new ArrayList<>();
             for (int i = 0; i < s.contenders().size(); i++) {

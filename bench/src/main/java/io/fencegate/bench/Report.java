@@ -27,7 +27,9 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
                 .append("Written by `").append(command).append("` (profile `").append(profile.name()).append("`: ")
                 .append(profile.repetitions()).append(" repetitions of ").append(profile.warmUp().toMillis())
                 .append(" ms warm-up + ").append(profile.measure().toMillis()).append(" ms measured per contender, ")
-                .append("contenders interleaved within each repetition). Figures are medians with [min–max] over the ")
+                .append("contenders interleaved within each repetition, after one unrecorded pass of ")
+                .append(profile.warmUp().multipliedBy(2).toMillis()).append(" ms of every contender in every ")
+                .append("scenario of a group, so no call shape pays the JIT in its first sample). Figures are medians with [min–max] over the ")
                 .append("repetitions; a ratio is fencegate's throughput over the other's, taken within each repetition. ")
                 .append("Latencies are HdrHistogram percentiles of single operations. **Ratios hold on a noisy ")
                 .append("machine; absolute figures do not.**\n\n");
