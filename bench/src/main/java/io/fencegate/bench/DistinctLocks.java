@@ -100,9 +100,14 @@ final class DistinctLocks {
                     child == null ? -1 : ProcessMemory.rss(child.pid(), false));
         }
 
-        /** Leases and releases fresh locks until each size is reached. */
+        /** The JIT and the connections warm, on lock names of their own, before anything is measured. */
+        Run warmUp() throws Exception {
+            run(issuer, "warm-", 0, 3000, IN_FLIGHT, null);
+            return this;
+        }
+
+        /** Leases and releases fresh locks until each size is reached; {@link #warmUp} first. */
         Run fill(long[] sizes) throws Exception {
-            warmUp(issuer);
             count0 = count.get();
             empty = memory();
             int timed = (int) Math.min(TIMED, sizes[0]);
@@ -180,11 +185,6 @@ final class DistinctLocks {
     @FunctionalInterface
     interface Counter {
         long get() throws Exception;
-    }
-
-    /** The JIT and the connections warm, on lock names of their own, before anything is measured. */
-    private static void warmUp(LeaseIssuer issuer) throws Exception {
-        run(issuer, "warm-", 0, 3000, IN_FLIGHT, null);
     }
 
     /**

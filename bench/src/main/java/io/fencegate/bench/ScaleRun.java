@@ -94,9 +94,11 @@ public final class ScaleRun {
                 // Redis fills first, then ZooKeeper while Redis's keys age: the issuer's heap per lock
                 // is each one's own (the Redis issuer keeps nothing per lock), the idle times overlap.
                 long self = ProcessHandle.current().pid();
-                long heapBefore = ProcessMemory.heapAfterGc(self);
                 try (DistinctLocks.Run zk = DistinctLocks.zookeeper(zookeeper, facts, sizes.forget());
                      DistinctLocks.Run redis = DistinctLocks.redis(work, sizes.forget())) {
+                    zk.warmUp();
+                    redis.warmUp();
+                    long heapBefore = ProcessMemory.heapAfterGc(self); // both issuers made and warm
                     redis.fill(sizes.locks());
                     zk.fill(sizes.locks());
                     List<DistinctLocks.Curve> curves = List.of(zk.finish(), redis.finish());

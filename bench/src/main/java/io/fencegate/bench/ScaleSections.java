@@ -22,8 +22,8 @@ final class ScaleSections {
         report.text("## Scale: how cost grows with the work\n\n"
                 + "Each curve grows one thing (distinct locks, waiters on one lock, watchers of one lease, value size) "
                 + "and is summed up by one figure from this run: a ratio of the largest size to the smallest (flat is 1.00), "
-                + "or the gateway against the same work done without it. ZooKeeper is an in-process `TestingServer` "
-                + "(fsyncing); the gateway is a child process with `-Xmx512m`.\n\n");
+                + "or the gateway against the same work done without it. ZooKeeper is a `TestingServer` "
+                + "(fsyncing) in a JVM of its own; the gateway is a child process with `-Xmx512m`.\n\n");
     }
 
     /** {@code heapBefore}, {@code heapAfter}: the bench JVM's heap after GC before the curve and once both forgot. */
@@ -71,12 +71,12 @@ final class ScaleSections {
                             + "locks in it; within 10%% of it: %s); %s %s over empty%s.\n",
                     c.forgetAfter().toSeconds(), c.waitedForgetMs() / 1000.0, c.countAfterForget(), c.countName(),
                     c.baselineCount(), left <= Math.max(10, c.baselineCount() / 10) ? "yes" : "**no**",
-                    c.bytesName(), ProcessMemory.mib(g.backendBytes() - e.backendBytes()),
+                    c.bytesName(), fmt("%+.1f MiB", (g.backendBytes() - e.backendBytes()) / 1048576.0),
                     e.backendHeap() < 0 ? "" : fmt("; the server's heap after GC %s (empty %s; within 10%%: %s)",
                             ProcessMemory.mib(g.backendHeap()), ProcessMemory.mib(e.backendHeap()),
                             within(g.backendHeap(), e.backendHeap()))));
         }
-        figures.append(fmt("- The issuers' JVM: heap after GC %s before the curve, %s once both forgot their locks (within 10%%: %s); "
+        figures.append(fmt("- The issuers' JVM: heap after GC %s with both issuers warm and empty, %s once both forgot their locks (within 10%%: %s); "
                 + "RSS %s.\n", ProcessMemory.mib(heapBefore), ProcessMemory.mib(heapAfter), within(heapAfter, heapBefore),
                 ProcessMemory.mib(rssAfter)));
         report.text("\n");
