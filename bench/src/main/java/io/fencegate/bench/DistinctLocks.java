@@ -23,73 +23,163 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 
 /**
- * Distinct locks: for each size, that many fresh lock names are each leased and released once
- * (16 in flight), then left idle. The acquire+release p99 at the largest size over the smallest
- * is the flatness figure; the backend's growth over the empty baseline, per idle lock, is its
- * cost; after the idle time ({@code forgetIdleLocksAfter} on ZooKeeper, the grant retention on
- * Redis) the backend should be back near its baseline.
+ * Distinct locks: for each size, fresh lock names are leased and released once until that many
+ * are there (the sizes add up), then left idle. The fill runs {@link #LOAD_IN_FLIGHT} in flight;
+ * the last {@code timed} locks of every size (the same count at every size) are measured apart,
+ * {@link #IN_FLIGHT} in flight, so the p99 compares like with like. The acquire+release p99 at the
+ * largest size over the smallest is the flatness figure; the backend's and the issuer's growth
+ * over their empty baselines, per idle lock, are its cost; after the idle time
+ * ({@code forgetIdleLocksAfter} on ZooKeeper, the grant retention on Redis) both should be back
+ * near their baselines.
  */
 final class DistinctLocks {
     static final int IN_FLIGHT = 16;
-    static final Duration FORGET_AFTER = Duration.ofSeconds(10);
+    static final int LOAD_IN_FLIGHT = 64;
+    /** Timed at the end of every size (fewer if the smallest size is smaller). */
+    static final int TIMED = 1000;
 
-    /** One size's result. */
-    record Point(long locks, double p50Ms, double p99Ms, double opsPerSec, long backendGrowth, long backendCount) { }
+    /** One size's result: the timed phase's latency and rate, the fill's rate, the backend's growth and count. */
+    record Point(long locks, double p50Ms, double p99Ms, double opsPerSec, double loadOpsPerSec, long backendGrowth,
+                 long backendCount) { }
+
+    /**
+     * Memory at one moment: the bench JVM's heap after a full GC (the issuers; nothing else of size
+     * lives there), the backend's bytes (zk_approximate_data_size, used_memory) and, for the
+     * ZooKeeper child, its heap after a full GC and RSS (-1 for Redis).
+     */
+    record Memory(long issuerHeap, long backendBytes, long backendHeap, long backendRss) { }
 
     /** One backend's curve, its baseline and what is left after the idle time. */
-    record Curve(String backend, String countName, String bytesName, long baselineCount, long baselineBytes,
-                 List<Point> points, long countAfterForget, long bytesAfterForget, long waitedForgetMs) { }
-
-    private DistinctLocks() {}
-
-    static Curve zookeeper(String connectString, ZooKeeperFacts facts, long[] sizes) throws Exception {
-        String root = "/scale-locks-" + UUID.randomUUID().toString().substring(0, 8);
-        try (LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().connectString(connectString).root(root)
-                .forgetIdleLocksAfter(FORGET_AFTER).build()) {
-            warmUp(issuer);
-            long count0 = facts.znodes();
-            long bytes0 = facts.dataBytes();
-            List<Point> points = new ArrayList<>();
-            for (long n : sizes) {
-                Point p = run(issuer, "z" + n + "-", n, () -> facts.dataBytes() - bytes0, facts::znodes);
-                points.add(p);
-            }
-            long waited = awaitBack(facts::znodes, count0, sizes);
-            return new Curve("ZooKeeper", "znodes", "zk_approximate_data_size", count0, bytes0, points,
-                    facts.znodes(), facts.dataBytes(), waited);
+    record Curve(String backend, String countName, String bytesName, long baselineCount, List<Point> points,
+                 long countAfterForget, long waitedForgetMs, Duration forgetAfter, Memory empty, Memory full,
+                 Memory forgotten) {
+        /** Locks present at the largest size: its count over the baseline, over the smallest size's count per lock. */
+        double locksAtFull() {
+            Point first = points.get(0);
+            Point last = points.get(points.size() - 1);
+            double perLock = (first.backendCount() - baselineCount) / (double) first.locks();
+            return perLock <= 0 ? last.locks() : (last.backendCount() - baselineCount) / perLock;
         }
     }
 
-    static Curve redis(Path workDir, long[] sizes) throws Exception {
+    /** One backend being filled, then forgotten: {@link #fill}, then {@link #finish}. */
+    static final class Run implements AutoCloseable {
+        private final String backend;
+        private final String countName;
+        private final String bytesName;
+        private final LeaseIssuer issuer;
+        private final String prefix;
+        private final Counter count;
+        private final Counter bytes;
+        private final ZooKeeperChild child;
+        private final Duration forgetAfter;
+        private final AutoCloseable cleanUp;
+        private long count0;
+        private Memory empty;
+        private Memory full;
+        private long filledAt;
+        private final List<Point> points = new ArrayList<>();
+
+        private Run(String backend, String countName, String bytesName, LeaseIssuer issuer, String prefix, Counter count,
+                    Counter bytes, ZooKeeperChild child, Duration forgetAfter, AutoCloseable cleanUp) {
+            this.backend = backend;
+            this.countName = countName;
+            this.bytesName = bytesName;
+            this.issuer = issuer;
+            this.prefix = prefix;
+            this.count = count;
+            this.bytes = bytes;
+            this.child = child;
+            this.forgetAfter = forgetAfter;
+            this.cleanUp = cleanUp;
+        }
+
+        private Memory memory() throws Exception {
+            long heap = ProcessMemory.heapAfterGc(ProcessHandle.current().pid());
+            return new Memory(heap, bytes.get(), child == null ? -1 : ProcessMemory.heapAfterGc(child.pid()),
+                    child == null ? -1 : ProcessMemory.rss(child.pid(), false));
+        }
+
+        /** The JIT and the connections warm, on lock names of their own, before anything is measured. */
+        Run warmUp() throws Exception {
+            run(issuer, "warm-", 0, 3000, IN_FLIGHT, null);
+            return this;
+        }
+
+        /** Leases and releases fresh locks until each size is reached; {@link #warmUp} first. */
+        Run fill(long[] sizes) throws Exception {
+            count0 = count.get();
+            empty = memory();
+            int timed = (int) Math.min(TIMED, sizes[0]);
+            long done = 0;
+            for (long n : sizes) {
+                long start = System.nanoTime();
+                run(issuer, prefix, done, n - timed, LOAD_IN_FLIGHT, null);
+                double loadSeconds = (System.nanoTime() - start) / 1e9;
+                long loaded = Math.max(0, n - timed - done);
+                Histogram latency = Sample.newHistogram();
+                long t0 = System.nanoTime();
+                run(issuer, prefix, Math.max(done, n - timed), n, IN_FLIGHT, latency);
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                done = n;
+                Point p = new Point(n, latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
+                        timed / seconds, loaded == 0 ? Double.NaN : loaded / loadSeconds, bytes.get() - empty.backendBytes(),
+                        count.get());
+                System.err.printf(Locale.ROOT, "bench scale: %s %,d locks: filled at %.0f/s; timed %d: %.0f/s, p50 %.2f ms,"
+                                + " p99 %.2f ms; growth %d B, count %d%n", backend, n, p.loadOpsPerSec(), timed, p.opsPerSec(),
+                        p.p50Ms(), p.p99Ms(), p.backendGrowth(), p.backendCount());
+                points.add(p);
+            }
+            filledAt = System.nanoTime();
+            full = memory();
+            return this;
+        }
+
+        /** Waits for the idle time to forget the locks, then measures what is left. */
+        Curve finish() throws Exception {
+            awaitBack(count, count0, forgetAfter);
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - filledAt);
+            return new Curve(backend, countName, bytesName, count0, points, count.get(), waited, forgetAfter, empty, full,
+                    memory());
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                issuer.close();
+            } finally {
+                cleanUp.close();
+            }
+        }
+    }
+
+    private DistinctLocks() {}
+
+    static Run zookeeper(ZooKeeperChild zookeeper, ZooKeeperFacts facts, Duration forgetAfter) {
+        String root = "/scale-locks-" + UUID.randomUUID().toString().substring(0, 8);
+        LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.connectString()).root(root)
+                .forgetIdleLocksAfter(forgetAfter).build();
+        return new Run("ZooKeeper", "znodes", "zk_approximate_data_size", issuer, "z-", facts::znodes, facts::dataBytes,
+                zookeeper, forgetAfter, () -> { });
+    }
+
+    static Run redis(Path workDir, Duration forgetAfter) {
         String prefix = "fencegate-scale:" + UUID.randomUUID() + ":";
         RedisClient lettuce = RedisClient.create(RedisLeases.URI);
-        try (StatefulRedisConnection<String, String> redis = lettuce.connect();
-             LeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(RedisLeases.URI).keyPrefix(prefix)
-                     .grantRetention(FORGET_AFTER)
-                     .highWaterMark(new FileTokenHighWaterMark(workDir.resolve("scale-tokens.mark"))))) {
-            warmUp(issuer);
-            Counter keys = () -> countKeys(redis, prefix);
-            Counter used = () -> usedMemory(redis);
-            long count0 = keys.get();
-            long bytes0 = used.get();
-            List<Point> points = new ArrayList<>();
-            for (long n : sizes) {
-                points.add(run(issuer, "r" + n + "-", n, () -> used.get() - bytes0, keys));
-            }
-            long waited = awaitBack(keys, count0, sizes);
-            Curve curve = new Curve("Redis", "keys under the prefix", "used_memory", count0, bytes0, points,
-                    keys.get(), used.get(), waited);
-            List<String> left = new ArrayList<>();
-            scan(redis, prefix, left);
-            if (!left.isEmpty()) {
-                for (int i = 0; i < left.size(); i += 1000) {
-                    redis.sync().del(left.subList(i, Math.min(left.size(), i + 1000)).toArray(String[]::new));
-                }
-            }
-            return curve;
-        } finally {
-            lettuce.shutdown();
-        }
+        StatefulRedisConnection<String, String> redis = lettuce.connect();
+        LeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(RedisLeases.URI).keyPrefix(prefix)
+                .grantRetention(forgetAfter)
+                .highWaterMark(new FileTokenHighWaterMark(workDir.resolve("scale-tokens.mark"))));
+        return new Run("Redis", "keys under the prefix", "used_memory", issuer, "r-", () -> countKeys(redis, prefix),
+                () -> usedMemory(redis), null, forgetAfter, () -> {
+                    List<String> left = new ArrayList<>();
+                    scan(redis, prefix, left);
+                    for (int i = 0; i < left.size(); i += 1000) {
+                        redis.sync().del(left.subList(i, Math.min(left.size(), i + 1000)).toArray(String[]::new));
+                    }
+                    redis.close();
+                    lettuce.shutdown();
+                });
     }
 
     @FunctionalInterface
@@ -97,17 +187,15 @@ final class DistinctLocks {
         long get() throws Exception;
     }
 
-    /** The JIT and the connections warm, on lock names of their own, before anything is measured. */
-    private static void warmUp(LeaseIssuer issuer) throws Exception {
-        run(issuer, "warm-", 3000, () -> 0, () -> 0);
-    }
-
-    private static Point run(LeaseIssuer issuer, String prefix, long n, Counter growth, Counter count) throws Exception {
-        Histogram latency = Sample.newHistogram();
-        Semaphore slots = new Semaphore(IN_FLIGHT);
+    /**
+     * Leases and releases locks {@code prefix + from} to {@code prefix + (to - 1)}, {@code inFlight}
+     * at once; each acquire+release's latency goes into {@code latency} unless it is null.
+     */
+    private static void run(LeaseIssuer issuer, String prefix, long from, long to, int inFlight, Histogram latency)
+            throws Exception {
+        Semaphore slots = new Semaphore(inFlight);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        long start = System.nanoTime();
-        for (long i = 0; i < n && failure.get() == null; i++) {
+        for (long i = from; i < to && failure.get() == null; i++) {
             if (!slots.tryAcquire(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("no acquire+release finished in 120 s");
             }
@@ -119,7 +207,7 @@ final class DistinctLocks {
                     .whenComplete((ok, error) -> {
                         if (error != null) {
                             failure.compareAndSet(null, error);
-                        } else {
+                        } else if (latency != null) {
                             synchronized (latency) {
                                 latency.recordValue(Math.max(1, (System.nanoTime() - before) / 1000));
                             }
@@ -127,36 +215,27 @@ final class DistinctLocks {
                         slots.release();
                     });
         }
-        if (!slots.tryAcquire(IN_FLIGHT, 120, TimeUnit.SECONDS)) {
+        if (!slots.tryAcquire(inFlight, 120, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the last acquire+release did not finish in 120 s");
         }
         if (failure.get() != null) {
             throw new IllegalStateException("acquire+release failed: " + failure.get(), failure.get());
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        Point p = new Point(n, latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
-                n / seconds, growth.get(), count.get());
-        System.err.printf(Locale.ROOT, "bench scale: %s%d locks: %.0f/s, p50 %.2f ms, p99 %.2f ms, growth %d B, count %d%n",
-                prefix, n, p.opsPerSec(), p.p50Ms(), p.p99Ms(), p.backendGrowth(), p.backendCount());
-        return p;
     }
 
-    /** Waits (bounded) until {@code count} is back within 10% of the sizes' total above {@code baseline}. */
-    private static long awaitBack(Counter count, long baseline, long[] sizes) throws Exception {
+    /**
+     * Waits (bounded) until {@code count} is back within 10% of {@code baseline} (the warm-up's locks,
+     * forgotten too, are in it): at most the idle time and five minutes more.
+     */
+    private static void awaitBack(Counter count, long baseline, Duration forgetAfter) throws Exception {
         long start = System.nanoTime();
-        long total = 0;
-        for (long n : sizes) {
-            total += n;
-        }
-        // A sweep deletes at most 1000 locks a run (every forgetIdleLocksAfter/10): give it that long, and a margin.
-        long limitMs = FORGET_AFTER.toMillis() * 3 + total / 1000 * (FORGET_AFTER.toMillis() / 10) * 2;
+        long limitMs = forgetAfter.toMillis() + 300_000;
         while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(limitMs)) {
             if (count.get() <= baseline + Math.max(10, baseline / 10)) {
                 break;
             }
             Thread.sleep(1000);
         }
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 
     private static long countKeys(StatefulRedisConnection<String, String> redis, String prefix) {
@@ -172,6 +251,16 @@ final class DistinctLocks {
             into.addAll(page.getKeys());
             cursor = page;
         } while (!cursor.isFinished());
+    }
+
+    /** The shared Redis's used_memory now. */
+    static long redisUsedMemory() {
+        RedisClient lettuce = RedisClient.create(RedisLeases.URI);
+        try (StatefulRedisConnection<String, String> redis = lettuce.connect()) {
+            return usedMemory(redis);
+        } finally {
+            lettuce.shutdown();
+        }
     }
 
     private static long usedMemory(StatefulRedisConnection<String, String> redis) {

@@ -45,8 +45,9 @@ final class ItemsPerStore {
     static final int IN_FLIGHT = 16;
     private static final String VALUE_HEX = HexFormat.of().formatHex(WriteBenchData.VALUE);
 
+    /** {@code tableBytes}: the item table with its indexes, as the database reports it after the load. */
     record Point(String store, long items, double loadSeconds, double writeOps, double writeP99Ms, double readOps,
-                 double readP99Ms) { }
+                 double readP99Ms, long tableBytes) { }
 
     private ItemsPerStore() {}
 
@@ -77,7 +78,7 @@ final class ItemsPerStore {
             long start = System.nanoTime();
             try (Connection c = DriverManager.getConnection(url, "postgres", "")) {
                 // COPY streams rows generated here: nothing of that size is held in memory at once.
-                Reader rows = new RowsReader(n, i -> "item-" + i + ",\\x" + VALUE_HEX + ",1,1\n");
+                Reader rows = new RowsReader(n, i -> item(i) + ",\\x" + VALUE_HEX + ",1,1\n");
                 c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + schema
                         + ".fencegate_item (resource, val, token, fence) FROM STDIN (FORMAT csv)", rows);
                 try (Statement s = c.createStatement()) {
@@ -85,10 +86,11 @@ final class ItemsPerStore {
                 }
             }
             double load = (System.nanoTime() - start) / 1e9;
+            long bytes = longOf(url, "postgres", "SELECT pg_total_relation_size('" + schema + ".fencegate_item')");
             GuardedStore store = PgGuardedStore.open(vertx, new PgStoreOptions().database("test").user("postgres")
                     .schema(schema).poolSize(IN_FLIGHT).name(schema.replace('_', '-')).rule(GuardRule.SAME_LEASE));
             try {
-                return measure("Postgres", store, n, load, window);
+                return measure("Postgres", store, n, load, bytes, window);
             } finally {
                 store.close();
             }
@@ -111,7 +113,7 @@ final class ItemsPerStore {
             long start = System.nanoTime();
             try (BufferedWriter out = Files.newBufferedWriter(csv, StandardCharsets.US_ASCII)) {
                 for (long i = 0; i < n; i++) {
-                    out.write("item-" + i + "," + VALUE_HEX + ",1,1\n");
+                    out.write(item(i) + "," + VALUE_HEX + ",1,1\n");
                 }
             }
             try (Connection c = DriverManager.getConnection(server + db + "?allowLocalInfile=true", "root", "");
@@ -122,10 +124,13 @@ final class ItemsPerStore {
                 s.execute("ANALYZE TABLE fencegate_item");
             }
             double load = (System.nanoTime() - start) / 1e9;
+            Files.deleteIfExists(csv);
+            long bytes = longOf(server, "root", "SELECT data_length + index_length FROM information_schema.tables"
+                    + " WHERE table_schema = '" + db + "' AND table_name = 'fencegate_item'");
             GuardedStore store = JdbcGuardedStore.open(new JdbcStoreOptions().jdbcUrl(server + db).username("root")
                     .password("").poolSize(IN_FLIGHT).name(db.replace('_', '-')).rule(GuardRule.SAME_LEASE));
             try {
-                return measure("MariaDB", store, n, load, window);
+                return measure("MariaDB", store, n, load, bytes, window);
             } finally {
                 store.close();
             }
@@ -147,7 +152,15 @@ final class ItemsPerStore {
         }
     }
 
-    private static Point measure(String name, GuardedStore store, long n, double load, Duration window) throws Exception {
+    private static long longOf(String url, String user, String query) throws Exception {
+        try (Connection c = DriverManager.getConnection(url, user, ""); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery(query)) {
+            return rs.next() ? rs.getLong(1) : -1;
+        }
+    }
+
+    private static Point measure(String name, GuardedStore store, long n, double load, long bytes, Duration window)
+            throws Exception {
         // Warm the pool and the JIT on the same work, then measure writes and fenced reads of random items.
         inFlight(Duration.ofSeconds(2), () -> store.write(key(n), 2, WriteBenchData.VALUE));
         double[] w = inFlight(window, () -> store.write(key(n), 2, WriteBenchData.VALUE).thenAccept(r -> {
@@ -160,14 +173,20 @@ final class ItemsPerStore {
                 throw new IllegalStateException("a fenced read of a loaded item found " + found);
             }
         }));
-        Point p = new Point(name, n, load, w[0], w[1], r[0], r[1]);
-        System.err.printf(Locale.ROOT, "bench scale: %s %,d items (loaded in %.0f s): writes %.0f/s p99 %.2f ms,"
-                + " fenced reads %.0f/s p99 %.2f ms%n", name, n, load, w[0], w[1], r[0], r[1]);
+        Point p = new Point(name, n, load, w[0], w[1], r[0], r[1], bytes);
+        System.err.printf(Locale.ROOT, "bench scale: %s %,d items (loaded in %.0f s, %,d bytes): writes %.0f/s p99 %.2f ms,"
+                + " fenced reads %.0f/s p99 %.2f ms%n", name, n, load, bytes, w[0], w[1], r[0], r[1]);
         return p;
     }
 
     private static String key(long n) {
-        return "item-" + ThreadLocalRandom.current().nextLong(n);
+        return item(ThreadLocalRandom.current().nextLong(n));
+    }
+
+    /** Zero-padded, so the bulk load arrives in key order: the primary key's B-tree is appended to, not split at random. */
+    private static String item(long i) {
+        String digits = Long.toString(i);
+        return "item-" + "0".repeat(Math.max(0, 10 - digits.length())) + digits;
     }
 
     /** {@link #IN_FLIGHT} operations kept in flight for {@code window}: {ops/s, p99 ms}. */

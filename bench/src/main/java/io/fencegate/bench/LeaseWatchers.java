@@ -24,11 +24,12 @@ final class LeaseWatchers {
     private static final long WINDOW_MS = 3000;
 
     record Point(int watchers, double zkRequestsPerSec, long told, double tellP50Ms, double tellP99Ms, double tellMaxMs,
-                 double seenP99Ms, double readP99Ms) { }
+                 double seenP99Ms, double readP99Ms, long gatewayHeap, long gatewayRss) { }
 
     private LeaseWatchers() {}
 
-    static Point run(URI gateway, FencegateClient client, ZooKeeperFacts facts, int watchers) throws Exception {
+    /** {@code gatewayPid}: the gateway's heap after a full GC is taken while the streams are open. */
+    static Point run(URI gateway, long gatewayPid, FencegateClient client, ZooKeeperFacts facts, int watchers) throws Exception {
         Lease lease = client.acquire("watched/" + watchers, TTL, Duration.ZERO).orElseThrow();
         AtomicLong expiresAt = new AtomicLong(lease.expiresAt().toEpochMilli());
         AtomicBoolean renewing = new AtomicBoolean(true);
@@ -50,6 +51,10 @@ final class LeaseWatchers {
             }
             AtomicLongArray toldAt = streams.toldAt;
             AtomicLongArray endedAt = streams.endedAt;
+            Thread.sleep(500);
+            // Before the window: the full GC's pause must not fall into what is timed.
+            long heap = ProcessMemory.heapAfterGc(gatewayPid);
+            long rss = ProcessMemory.rss(gatewayPid, false);
             Thread.sleep(500);
             long p0 = facts.packetsReceived();
             long t0 = System.nanoTime();
@@ -98,7 +103,7 @@ final class LeaseWatchers {
             Point p = new Point(watchers, rate, told, watchers == 0 ? Double.NaN : tell.getValueAtPercentile(50),
                     watchers == 0 ? Double.NaN : tell.getValueAtPercentile(99), watchers == 0 ? Double.NaN : max,
                     watchers == 0 ? Double.NaN : seen.getValueAtPercentile(99),
-                    watchers == 0 ? Double.NaN : read.getValueAtPercentile(99));
+                    watchers == 0 ? Double.NaN : read.getValueAtPercentile(99), heap, rss);
             System.err.printf(Locale.ROOT, "bench scale: %d watchers: ZooKeeper %.0f requests/s; expiry told to %d, "
                     + "p50 %.0f ms p99 %.0f ms max %.0f ms late%n", watchers, rate, told, p.tellP50Ms(), p.tellP99Ms(), max);
             return p;

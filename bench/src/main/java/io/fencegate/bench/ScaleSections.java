@@ -22,25 +22,31 @@ final class ScaleSections {
         report.text("## Scale: how cost grows with the work\n\n"
                 + "Each curve grows one thing (distinct locks, waiters on one lock, watchers of one lease, value size) "
                 + "and is summed up by one figure from this run: a ratio of the largest size to the smallest (flat is 1.00), "
-                + "or the gateway against the same work done without it. ZooKeeper is an in-process `TestingServer` "
-                + "(fsyncing); the gateway is a child process with `-Xmx512m`.\n\n");
+                + "or the gateway against the same work done without it. ZooKeeper is a `TestingServer` "
+                + "(fsyncing) in a JVM of its own; the gateway is a child process with `-Xmx512m`.\n\n");
     }
 
-    void locks(List<DistinctLocks.Curve> curves) throws IOException {
-        report.part("locks").text("### Distinct locks\n\nEach size is that many fresh lock names, each leased and released once by "
-                + "the issuer as a library (" + DistinctLocks.IN_FLIGHT + " in flight), then left idle; the sizes add up. "
-                + "Growth is the backend's over its empty baseline (ZooKeeper's `zk_approximate_data_size`; Redis's "
-                + "`used_memory`, which other clients of the shared server also move).\n\n"
-                + "| backend | locks | acquire+release/s | p50 ms | p99 ms | backend count | growth |\n"
-                + "| --- | --- | --- | --- | --- | --- | --- |\n");
+    /** {@code heapBefore}, {@code heapAfter}: the bench JVM's heap after GC before the curve and once both forgot. */
+    void locks(List<DistinctLocks.Curve> curves, long heapBefore, long heapAfter, long rssAfter) throws IOException {
+        report.part("locks").text("### Distinct locks\n\nFresh lock names, each leased and released once by the issuer as a "
+                + "library, then left idle, until the size is reached (the sizes add up): filled " + DistinctLocks.LOAD_IN_FLIGHT
+                + " in flight, and the last " + DistinctLocks.TIMED + " of every size timed apart, " + DistinctLocks.IN_FLIGHT
+                + " in flight. Growth is the backend's over its empty baseline (ZooKeeper's `zk_approximate_data_size`; "
+                + "Redis's `used_memory`, which other clients of the shared server also move). ZooKeeper runs in a JVM "
+                + "of its own (`-Xmx" + ScaleRun.ZOOKEEPER_HEAP + "`), so its heap is the server's alone; the issuer's heap "
+                + "is the bench JVM's, which holds nothing else of size. Redis is filled first, then ZooKeeper, then "
+                + "both are left idle; a size larger than the idle time's worth of fill is swept while it fills, so "
+                + "the locks there at the largest size are counted from the backend (its count over the smallest "
+                + "size's count per lock).\n\n"
+                + "| backend | locks | fill/s | timed acquire+release/s | p50 ms | p99 ms | backend count | growth |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         List<ScaleCharts.Series> series = new ArrayList<>();
         StringBuilder figures = new StringBuilder();
         for (DistinctLocks.Curve c : curves) {
             List<double[]> pts = new ArrayList<>();
-            long total = 0;
             for (DistinctLocks.Point p : c.points()) {
-                total += p.locks();
-                report.text(fmt("| %s | %,d | %.0f | %.2f | %.2f | %,d %s | %s |\n", c.backend(), p.locks(), p.opsPerSec(),
+                report.text(fmt("| %s | %,d | %s | %.0f | %.2f | %.2f | %,d %s | %s |\n", c.backend(), p.locks(),
+                        Double.isNaN(p.loadOpsPerSec()) ? "–" : fmt("%.0f", p.loadOpsPerSec()), p.opsPerSec(),
                         p.p50Ms(), p.p99Ms(), p.backendCount(), c.countName(), ProcessMemory.mib(p.backendGrowth())));
                 pts.add(new double[] {p.locks(), p.p99Ms()});
             }
@@ -48,16 +54,31 @@ final class ScaleSections {
             DistinctLocks.Point first = c.points().get(0);
             DistinctLocks.Point last = c.points().get(c.points().size() - 1);
             double flat = last.p99Ms() / first.p99Ms();
-            long perLock = total == 0 ? 0 : last.backendGrowth() / total;
+            double present = c.locksAtFull();
             long left = c.countAfterForget() - c.baselineCount();
-            figures.append(fmt("- **%s**: p99 at %,d locks ÷ p99 at %,d = **%.2f×** (target ≤ 1.5×: %s). "
-                            + "**%,d bytes per idle lock** (%s). After %.0f s idle (forget after %d s): %,d %s over the "
-                            + "baseline of %,d (%s of the %,d locks; target within 10%% of the baseline: %s).\n",
-                    c.backend(), last.locks(), first.locks(), flat, flat <= 1.5 ? "yes" : "**no**", perLock, c.bytesName(),
-                    c.waitedForgetMs() / 1000.0, DistinctLocks.FORGET_AFTER.toSeconds(), left, c.countName(),
-                    c.baselineCount(), total == 0 ? "–" : fmt("%.1f%%", 100.0 * left / total), total,
-                    left <= Math.max(10, c.baselineCount() / 10) ? "yes" : "**no**"));
+            DistinctLocks.Memory e = c.empty();
+            DistinctLocks.Memory f = c.full();
+            DistinctLocks.Memory g = c.forgotten();
+            figures.append(fmt("- **%s**: p99 at %,d locks ÷ p99 at %,d = **%.2f×** (target ≤ 1.5×: %s).\n",
+                    c.backend(), last.locks(), first.locks(), flat, flat <= 1.5 ? "yes" : "**no**"));
+            figures.append(fmt("  Per idle lock (%,.0f there at %,d): **%s** (%s)%s; the issuer's heap **%s**.\n",
+                    present, last.locks(), perLock(f.backendBytes() - e.backendBytes(), present), c.bytesName(),
+                    e.backendHeap() < 0 ? "" : fmt(", the server's heap **%s** (after GC: %s empty, %s full; RSS %s, %s)",
+                            perLock(f.backendHeap() - e.backendHeap(), present), ProcessMemory.mib(e.backendHeap()),
+                            ProcessMemory.mib(f.backendHeap()), ProcessMemory.mib(e.backendRss()), ProcessMemory.mib(f.backendRss())),
+                    perLock(f.issuerHeap() - e.issuerHeap(), present)));
+            figures.append(fmt("  Idle (forget after %d s), %.0f s after the last lock: %,d %s (baseline %,d, the warm-up's "
+                            + "locks in it; within 10%% of it: %s); %s %s over empty%s.\n",
+                    c.forgetAfter().toSeconds(), c.waitedForgetMs() / 1000.0, c.countAfterForget(), c.countName(),
+                    c.baselineCount(), left <= Math.max(10, c.baselineCount() / 10) ? "yes" : "**no**",
+                    c.bytesName(), fmt("%+.1f MiB", (g.backendBytes() - e.backendBytes()) / 1048576.0),
+                    e.backendHeap() < 0 ? "" : fmt("; the server's heap after GC %s (empty %s; within 10%%: %s)",
+                            ProcessMemory.mib(g.backendHeap()), ProcessMemory.mib(e.backendHeap()),
+                            within(g.backendHeap(), e.backendHeap()))));
         }
+        figures.append(fmt("- The issuers' JVM: heap after GC %s with both issuers warm and empty, %s once both forgot their locks (within 10%%: %s); "
+                + "RSS %s.\n", ProcessMemory.mib(heapBefore), ProcessMemory.mib(heapAfter), within(heapAfter, heapBefore),
+                ProcessMemory.mib(rssAfter)));
         report.text("\n");
         report.chart("scale-locks.svg", "acquire+release p99 against distinct locks",
                 ScaleCharts.lines("Distinct locks: acquire+release p99 (ms)", "distinct locks", "p99 ms", series));
@@ -65,12 +86,22 @@ final class ScaleSections {
         save.run();
     }
 
+    private static String perLock(long bytes, double locks) {
+        return locks <= 0 ? "–" : fmt("%,.0f bytes", bytes / locks);
+    }
+
+    private static String within(long now, long empty) {
+        return now < 0 || empty < 0 ? "–" : now <= empty * 1.1 ? "yes" : "**no**";
+    }
+
     void items(List<ItemsPerStore.Point> points) throws IOException {
         report.part("items").text("### Items per store\n\nA fresh store loaded with that many 100-byte items by the database's bulk load "
                 + "(COPY on Postgres, LOAD DATA on MariaDB), then guarded writes and fenced reads of random items, "
                 + ItemsPerStore.IN_FLIGHT + " in flight, through the store as a library.\n\n"
-                + "| store | items | load s | writes/s | write p99 ms | fenced reads/s | read p99 ms |\n"
-                + "| --- | --- | --- | --- | --- | --- | --- |\n");
+                + "Table size is the item table with its indexes as the database reports it after the load "
+                + "(`pg_total_relation_size`; `data_length + index_length` after `ANALYZE TABLE`).\n\n"
+                + "| store | items | load s | table size | bytes per item | writes/s | write p99 ms | fenced reads/s | read p99 ms |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         List<ScaleCharts.Series> series = new ArrayList<>();
         StringBuilder figures = new StringBuilder();
         for (String store : List.of("Postgres", "MariaDB")) {
@@ -78,7 +109,8 @@ final class ScaleSections {
             List<double[]> writes = new ArrayList<>();
             List<double[]> reads = new ArrayList<>();
             for (ItemsPerStore.Point p : mine) {
-                report.text(fmt("| %s | %,d | %.0f | %.0f | %.2f | %.0f | %.2f |\n", store, p.items(), p.loadSeconds(),
+                report.text(fmt("| %s | %,d | %.0f | %s | %.0f | %.0f | %.2f | %.0f | %.2f |\n", store, p.items(), p.loadSeconds(),
+                        ProcessMemory.mib(p.tableBytes()), p.tableBytes() / (double) p.items(),
                         p.writeOps(), p.writeP99Ms(), p.readOps(), p.readP99Ms()));
                 writes.add(new double[] {p.items(), p.writeP99Ms()});
                 reads.add(new double[] {p.items(), p.readP99Ms()});
@@ -90,21 +122,16 @@ final class ScaleSections {
             double w = last.writeP99Ms() / first.writeP99Ms();
             double r = last.readP99Ms() / first.readP99Ms();
             figures.append(fmt("- **%s**: p99 at %,d items ÷ at %,d: guarded write **%.2f×**, fenced read **%.2f×** "
-                            + "(target ≤ 1.5×: %s); throughput %.2f× and %.2f×.\n", store, last.items(), first.items(), w, r,
+                            + "(target ≤ 1.5×: %s); throughput %.2f× and %.2f×. **%.0f bytes per item** at %,d (table and indexes).\n",
+                    store, last.items(), first.items(), w, r,
                     w <= 1.5 && r <= 1.5 ? "yes" : "**no**", last.writeOps() / first.writeOps(),
-                    last.readOps() / first.readOps()));
+                    last.readOps() / first.readOps(), last.tableBytes() / (double) last.items(), last.items()));
         }
         report.text("\n");
         report.chart("scale-items.svg", "write and fenced-read p99 against items per store",
                 ScaleCharts.lines("Items per store: p99 (ms)", "items", "p99 ms", series));
         report.text(figures + "\n");
         save.run();
-    }
-
-    void issuerHeap(long before, long after, long rss) {
-        report.part("locks").text(fmt("The bench JVM (both issuers and the in-process ZooKeeper server) held %s of heap after a full GC "
-                + "before the locks and %s after them (RSS %s).\n\n", ProcessMemory.mib(before), ProcessMemory.mib(after),
-                ProcessMemory.mib(rss)));
     }
 
     void waiters(List<LockWaiters.Point> points, int impatient, long leftByImpatient) throws IOException {
@@ -159,12 +186,14 @@ final class ScaleSections {
                 + "lease's `expiresAt` to a watcher's `expired` event, read by one selector thread in the bench that "
                 + "stamps an event as its bytes arrive (read through the JDK HttpClient instead, 1000 streams add about "
                 + "half a second in the client).\n\n"
-                + "| watchers | ZooKeeper requests/s | over the floor | told | told late p50 ms | p99 ms | max ms |\n"
-                + "| --- | --- | --- | --- | --- | --- | --- |\n");
+                + "Gateway heap is after a full GC with the streams open.\n\n"
+                + "| watchers | ZooKeeper requests/s | over the floor | told | told late p50 ms | p99 ms | max ms | gateway heap | gateway RSS |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         List<double[]> pts = new ArrayList<>();
         for (LeaseWatchers.Point p : points) {
-            report.text(fmt("| %d | %.0f | %.0f | %d | %.0f | %.0f | %.0f |\n", p.watchers(), p.zkRequestsPerSec(),
-                    p.zkRequestsPerSec() - floor, p.told(), p.tellP50Ms(), p.tellP99Ms(), p.tellMaxMs()));
+            report.text(fmt("| %d | %.0f | %.0f | %d | %.0f | %.0f | %.0f | %s | %s |\n", p.watchers(), p.zkRequestsPerSec(),
+                    p.zkRequestsPerSec() - floor, p.told(), p.tellP50Ms(), p.tellP99Ms(), p.tellMaxMs(),
+                    ProcessMemory.mib(p.gatewayHeap()), ProcessMemory.mib(p.gatewayRss())));
             if (p.watchers() > 0) {
                 pts.add(new double[] {p.watchers(), Math.max(0, p.zkRequestsPerSec() - floor)});
             }
@@ -186,6 +215,12 @@ final class ScaleSections {
                     (large.zkRequestsPerSec() - floor) / Math.max(1e-9, small.zkRequestsPerSec() - floor),
                     large.watchers() / small.watchers(), worstP99, worstP99 < 200 ? "yes" : "**no**", large.told(),
                     large.watchers(), large.watchers(), large.seenP99Ms(), large.readP99Ms()));
+        }
+        LeaseWatchers.Point none = points.get(0);
+        if (none.watchers() == 0 && large.watchers() > 0 && none.gatewayHeap() > 0 && large.gatewayHeap() > 0) {
+            report.text(fmt("- **%,d bytes of gateway heap per SSE watcher** (heap after GC with %d watchers %s, with none %s).\n\n",
+                    (large.gatewayHeap() - none.gatewayHeap()) / large.watchers(), large.watchers(),
+                    ProcessMemory.mib(large.gatewayHeap()), ProcessMemory.mib(none.gatewayHeap())));
         }
         save.run();
     }
@@ -227,11 +262,16 @@ final class ScaleSections {
         save.run();
     }
 
-    void gatewayMemory(long heap0, long rss0, long heap1, long rss1, long znodes, long watches) {
+    /** {@code zkHeap}, {@code zkRss}: the ZooKeeper child's at the end; {@code redisUsed}: the shared Redis's used_memory. */
+    void gatewayMemory(long heap0, long rss0, long heap1, long rss1, long znodes, long watches, long zkHeap, long zkRss,
+                       long redisUsed) {
         report.part("memory").text(fmt("### Memory\n\nThe gateway (`-Xmx512m`): heap after a full GC %s at start, %s after the waiter and "
-                        + "watcher curves; RSS %s and %s. ZooKeeper at the end: %,d znodes, %,d watches.\n\n",
+                        + "watcher curves; RSS %s and %s. ZooKeeper at the end: %,d znodes, %,d watches; its JVM's heap after "
+                        + "a full GC %s, RSS %s (after the distinct locks, when they ran). Redis `used_memory` at the end: %s "
+                        + "(the shared server, other clients' keys included). Per idle lock, per item and per SSE watcher: "
+                        + "in their curves above.\n\n",
                 ProcessMemory.mib(heap0), ProcessMemory.mib(heap1), ProcessMemory.mib(rss0), ProcessMemory.mib(rss1),
-                znodes, watches));
+                znodes, watches, ProcessMemory.mib(zkHeap), ProcessMemory.mib(zkRss), ProcessMemory.mib(redisUsed)));
     }
 
     /** Ends each part this run wrote with how and when it was measured. */

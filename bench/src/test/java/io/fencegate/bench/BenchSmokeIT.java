@@ -66,6 +66,9 @@ class BenchSmokeIT {
         assertThat(report).startsWith("# fencegate benchmarks").contains(ScaleReport.START, ScaleReport.END,
                 "### Distinct locks", "| ZooKeeper | 200 |", "| Redis | 200 |", "### Waiters on one lock",
                 "| 4 | 2 |", "### Items per store", "| MariaDB | 1,000 |", "### Watchers of one lease", "### Value size", "| 64 KiB | pg |", "### Memory");
+        // The memory figures: per idle lock on each backend, per item, per SSE watcher.
+        assertThat(report).contains("Per idle lock", "the server's heap", "bytes per item", "bytes of gateway heap per SSE watcher",
+                "The issuers' JVM: heap after GC", "its JVM's heap after a full GC");
         // All 3 watchers read their expired event: | watchers | requests/s | over the floor | told | ...
         assertThat(report).containsPattern("\\| 3 \\| \\d+ \\| -?\\d+ \\| 3 \\| \\d+ \\|");
         try (var charts = Files.list(dir.resolve("benchmarks"))) {

@@ -9,6 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.data.Stat;
@@ -36,22 +38,37 @@ import org.slf4j.LoggerFactory;
  * <p>A sweep runs only on a root confirmed to be in this issuer's token mode ({@link
  * TokenModeMarker}): a ZXID sweep on a CVERSION root would delete the token counters.
  *
+ * <p>A lock released here in one transaction ({@link UncontendedGrant#release}, ZXID mode) is swept
+ * in one transaction too: its grant node, its grant log and its lock node at the version that
+ * release left. Any use of the lock since (a grant, a queued node, a mark, a grant logged through
+ * another issuer) changed one of the three, so the transaction fails whole and the lock is swept
+ * the careful way above. One request a lock instead of five: a gateway that touches thousands of
+ * new items a second keeps up.
+ *
  * <p>Best effort and bounded: at most {@link #MAX_PENDING} locks wait for a sweep (the oldest is
- * dropped past that, and stays); a lock still pending when the issuer closes stays too.
+ * dropped past that, and stays; about 150 bytes of heap each while they wait); a lock still pending
+ * when the issuer closes stays too. Due locks are swept {@link #IN_FLIGHT} at a time until none is
+ * left due, so the rate follows ZooKeeper, not the check interval.
  */
 final class IdleLockSweeper {
     private static final Logger LOG = LoggerFactory.getLogger(IdleLockSweeper.class);
-    static final int MAX_PENDING = 100_000;
-    /** Sweeps per run, one after another, so a burst never floods the ensemble. */
-    private static final int PER_RUN = 1000;
+    static final int MAX_PENDING = 1_000_000;
+    /** Sweeps at once, so a burst of due locks never floods the ensemble. */
+    private static final int IN_FLIGHT = 8;
 
     /**
      * A lock waiting for its sweep.
      *
-     * @param atNanos   when it is due, by {@link System#nanoTime()}
-     * @param idleGrant the newest grant (node name) known to have been idle since the entry was made
+     * @param atNanos       when it is due, by {@link System#nanoTime()}
+     * @param idleToken     the newest grant known to have been idle since the entry was made
+     * @param releasedInOne released here in one transaction: the lock node was left empty at
+     *                      {@link UncontendedGrant#EMPTY_AFTER_RELEASE}, its grant logged as a node
      */
-    private record Due(long atNanos, String idleGrant) { }
+    private record Due(long atNanos, long idleToken, boolean releasedInOne) {
+        String idleGrant() {
+            return LockNodes.grantName(idleToken);
+        }
+    }
 
     private final IssuerParts parts;
     private final TokenModeMarker modeMarker;
@@ -74,9 +91,14 @@ final class IdleLockSweeper {
 
     /** The lease with {@code token} on {@code lock} ended: sweep the lock once it has been idle long enough. */
     void leaseEnded(String lock, long token) {
+        leaseEnded(lock, token, false);
+    }
+
+    /** ... {@code releasedInOne}: by {@link UncontendedGrant#release}, in ZXID mode. */
+    void leaseEnded(String lock, long token, boolean releasedInOne) {
         synchronized (pending) {
             pending.remove(lock); // re-inserted last: due later than every lock already waiting
-            pending.put(lock, new Due(System.nanoTime() + idleForNanos, LockNodes.grantName(token)));
+            pending.put(lock, new Due(System.nanoTime() + idleForNanos, token, releasedInOne));
             if (pending.size() > MAX_PENDING) {
                 Iterator<String> oldest = pending.keySet().iterator();
                 LOG.debug("too many idle locks waiting for a sweep; {} keeps its nodes", oldest.next());
@@ -89,35 +111,76 @@ final class IdleLockSweeper {
         if (!running.compareAndSet(false, true)) {
             return;
         }
-        Map<String, Due> due = takeDue();
-        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-        for (Map.Entry<String, Due> lock : due.entrySet()) {
-            chain = chain.thenCompose(v -> sweep(lock.getKey(), lock.getValue()).exceptionally(e -> {
-                LOG.debug("sweeping idle lock {} failed; it keeps its nodes for now: {}", lock.getKey(), e.toString());
-                return null;
-            }));
+        AtomicInteger workers = new AtomicInteger(IN_FLIGHT);
+        for (int i = 0; i < IN_FLIGHT; i++) {
+            sweepNext(workers);
         }
-        chain.whenComplete((v, e) -> running.set(false));
     }
 
-    private Map<String, Due> takeDue() {
-        long now = System.nanoTime();
-        Map<String, Due> due = new LinkedHashMap<>();
+    /** One of {@link #IN_FLIGHT} workers: sweeps due locks one after another until none is due. */
+    private void sweepNext(AtomicInteger workers) {
+        Map.Entry<String, Due> next = takeDue();
+        if (next == null) {
+            if (workers.decrementAndGet() == 0) {
+                running.set(false);
+            }
+            return;
+        }
+        String lock = next.getKey();
+        sweep(lock, next.getValue()).exceptionally(e -> {
+            LOG.debug("sweeping idle lock {} failed; it keeps its nodes for now: {}", lock, e.toString());
+            return null;
+        }).whenComplete((v, e) -> {
+            try {
+                // On the scheduler, never inline: a sweep answered at once must not deepen the stack.
+                parts.scheduler().execute(() -> sweepNext(workers));
+            } catch (RejectedExecutionException closed) {
+                // issuer closed: what is still pending keeps its nodes
+            }
+        });
+    }
+
+    /** The oldest pending lock if it is due, taken out; else null. */
+    private Map.Entry<String, Due> takeDue() {
         synchronized (pending) {
             Iterator<Map.Entry<String, Due>> it = pending.entrySet().iterator();
-            while (it.hasNext() && due.size() < PER_RUN) {
-                Map.Entry<String, Due> next = it.next();
-                if (next.getValue().atNanos() - now > 0) {
-                    break;
-                }
-                due.put(next.getKey(), next.getValue());
-                it.remove();
+            if (!it.hasNext()) {
+                return null;
             }
+            Map.Entry<String, Due> next = it.next();
+            if (next.getValue().atNanos() - System.nanoTime() > 0) {
+                return null;
+            }
+            it.remove();
+            return Map.entry(next.getKey(), next.getValue());
         }
-        return due;
     }
 
     private CompletableFuture<Void> sweep(String lock, Due due) {
+        if (due.releasedInOne() && parts.mode() == TokenMode.ZXID) {
+            // Fails on a root pinned to the other mode: nothing is deleted then.
+            return modeMarker.ensure().thenCompose(modeOk -> sweepInOneTransaction(lock, due))
+                    .thenCompose(swept -> swept ? done() : sweepCarefully(lock, due));
+        }
+        return sweepCarefully(lock, due);
+    }
+
+    /** True if the grant node, the grant log and the lock node (at the version the release left) were deleted. */
+    private CompletableFuture<Boolean> sweepInOneTransaction(String lock, Due due) {
+        List<CuratorOp> ops;
+        try {
+            var op = parts.client().transactionOp();
+            ops = List.of(op.delete().forPath(parts.nodes().grantPath(lock, due.idleToken())),
+                    op.delete().forPath(parts.nodes().grantsPath(lock)),
+                    op.delete().withVersion(UncontendedGrant.EMPTY_AFTER_RELEASE).forPath(parts.nodes().lockPath(lock)));
+        } catch (Exception e) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return parts.zk().call("sweep " + lock, cb -> parts.client().transaction().inBackground(cb).forOperations(ops))
+                .thenApply(event -> AsyncZk.code(event) == Code.OK);
+    }
+
+    private CompletableFuture<Void> sweepCarefully(String lock, Due due) {
         String lockPath = parts.nodes().lockPath(lock);
         // Fails on a root pinned to the other mode: nothing is deleted then.
         return modeMarker.ensure().thenCompose(modeOk -> readLock(lockPath)).thenCompose(read -> {
@@ -127,7 +190,7 @@ final class IdleLockSweeper {
             }
             if (stat != null && GrantLog.isGrantAtMzxid(read.getData())
                     && LockNodes.grantName(stat.getMzxid()).compareTo(due.idleGrant()) > 0) {
-                seenNewGrant(lock, LockNodes.grantName(stat.getMzxid())); // a newer grant, recorded on the lock node
+                seenNewGrant(lock, stat.getMzxid()); // a newer grant, recorded on the lock node
                 return done();
             }
             // At the version read: a lock node granted again meanwhile is not deleted.
@@ -150,7 +213,7 @@ final class IdleLockSweeper {
             }
             String newest = grants.stream().max(String::compareTo).orElseThrow(); // zero-padded tokens
             if (newest.compareTo(due.idleGrant()) > 0) {
-                seenNewGrant(lock, newest); // granted again meanwhile, through another issuer
+                seenNewGrant(lock, Long.parseLong(newest)); // granted again meanwhile, through another issuer
                 return CompletableFuture.completedFuture(false);
             }
             CompletableFuture<?>[] deletes = grants.stream()
@@ -163,9 +226,9 @@ final class IdleLockSweeper {
     }
 
     /** Comes back {@code idleFor} from now: if {@code newest} is still the newest grant then, it has been idle that long. */
-    private void seenNewGrant(String lock, String newest) {
+    private void seenNewGrant(String lock, long newest) {
         synchronized (pending) {
-            pending.putIfAbsent(lock, new Due(System.nanoTime() + idleForNanos, newest));
+            pending.putIfAbsent(lock, new Due(System.nanoTime() + idleForNanos, newest, false));
         }
     }
 

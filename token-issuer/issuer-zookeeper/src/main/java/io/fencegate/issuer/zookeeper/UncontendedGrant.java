@@ -21,7 +21,8 @@ import org.apache.zookeeper.data.Stat;
  * a lock node this issuer knows nothing about) is left to {@link Acquisition}'s queue-and-watch path.
  *
  * <p><b>ZXID mode</b>: {@code [delete(lock, v), create(lock, GRANT_AT_MZXID), create2(lease)]},
- * three ops. Why delete and re-create the lock node: a delete fails
+ * three ops (on a lock without a node: {@code [create(lock, GRANT_AT_MZXID), create(grant log), create2(lease)]},
+ * the grant log's parent made for the release to log into). Why delete and re-create the lock node: a delete fails
  * ({@code NOTEMPTY}) while any lease node is queued, and a transaction applies entirely or not at
  * all, so success proves the new lease node is the only child: the holder. The version {@code v}
  * protects what the lock node's data says (a lock-delay mark, an unlogged grant); the lease node's
@@ -225,7 +226,11 @@ final class UncontendedGrant {
             CuratorOp createLease = op.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(leasePath, leaseData);
             if (parts.mode() == TokenMode.ZXID) {
                 CuratorOp recreate = op.create().withMode(CreateMode.PERSISTENT).forPath(lockPath, GrantLog.GRANT_AT_MZXID);
-                ops = version == null ? List.of(recreate, createLease)
+                // A lock without a node has no grant log either (the sweeper removes the log first):
+                // made here, so the release's one transaction can log the grant into it. Were the log
+                // there after all, the create fails the whole transaction and the queue path takes over.
+                ops = version == null
+                        ? List.of(recreate, op.create().withMode(CreateMode.PERSISTENT).forPath(parts.nodes().grantsPath(lock)), createLease)
                         : List.of(op.delete().withVersion(version).forPath(lockPath), recreate, createLease);
             } else {
                 ops = List.of(createLease, op.setData().withVersion(version).forPath(lockPath, EMPTY));

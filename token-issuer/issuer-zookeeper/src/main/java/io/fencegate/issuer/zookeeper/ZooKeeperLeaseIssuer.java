@@ -191,15 +191,16 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
             if (!released) {
                 return release(id, 0);
             }
-            released(lease.path(), lease.lease().lock(), lease.lease().token());
+            released(lease.path(), lease.lease().lock(), lease.lease().token(), lease.lockVersion() >= 0);
             return CompletableFuture.completedFuture(true);
         });
     }
 
-    private void released(String path, String lock, long token) {
+    /** {@code inOneTrip}: granted and released in one transaction each, so the sweep may be one too. */
+    private void released(String path, String lock, long token, boolean inOneTrip) {
         parts.held().forget(path);
         if (sweeper != null) {
-            sweeper.leaseEnded(lock, token);
+            sweeper.leaseEnded(lock, token, inOneTrip);
         }
     }
 
@@ -215,7 +216,7 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
             return undelayed.thenCompose(v -> parts.grants().markReleased(lease.data.lock(), lease.token()))
                     .thenCompose(marked -> parts.delete(lease.path, lease.version)).thenCompose(code -> switch (code) {
                 case OK -> {
-                    released(lease.path, lease.data.lock(), lease.token());
+                    released(lease.path, lease.data.lock(), lease.token(), false);
                     yield CompletableFuture.completedFuture(true);
                 }
                 case NONODE -> CompletableFuture.completedFuture(false);
