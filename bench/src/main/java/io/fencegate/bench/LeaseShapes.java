@@ -1,5 +1,6 @@
 package io.fencegate.bench;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -60,6 +61,17 @@ record LeaseShapes(String name, LockContender.AcquireRelease blocking, Function<
     /** The scenario title of a shape: "uncontended (a lock per worker), blocking threads". */
     static String title(String shape) {
         return UNCONTENDED + ", " + shape;
+    }
+
+    /**
+     * A lease group's scenarios: uncontended in both shapes, then contended: the same contenders on
+     * one shared lock from 16 blocking threads (each op waits for the lock, so throughput is hand-offs).
+     */
+    static List<Scenario> all(String section, List<LeaseShapes> contenders) {
+        List<Scenario> scenarios = new ArrayList<>(uncontended(section, contenders));
+        scenarios.add(new Scenario(section, "contended (one lock, 16 waiters)", "acquire+release", 16,
+                contenders.stream().map(c -> (Contender) c.blockingContender().onOneLock()).toList()));
+        return scenarios;
     }
 
     /** Uncontended at 1 and 16, each in both shapes, fencegate first in each. */

@@ -13,7 +13,6 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -63,11 +62,7 @@ final class RedisLeases implements AutoCloseable {
     }
 
     List<Scenario> scenarios() {
-        List<LeaseShapes> contenders = contenders();
-        List<Scenario> scenarios = new ArrayList<>(LeaseShapes.uncontended(SECTION, contenders));
-        scenarios.add(new Scenario(SECTION, "contended (one lock, 16 waiters)", "acquire+release", 16,
-                contenders.stream().map(c -> (Contender) c.blockingContender().onOneLock()).toList()));
-        return scenarios;
+        return LeaseShapes.all(SECTION, contenders());
     }
 
     /** Every contender, fencegate first. */

@@ -56,13 +56,7 @@ final class ZooKeeperLeases implements AutoCloseable {
     }
 
     List<Scenario> scenarios() {
-        List<LeaseShapes> contenders = contenders();
-        List<Scenario> scenarios = new ArrayList<>(LeaseShapes.uncontended(SECTION, contenders));
-        // Contended: the same contenders on one shared lock, blocking threads (each op waits for the
-        // lock, so throughput is hand-offs).
-        scenarios.add(new Scenario(SECTION, "contended (one lock, 16 waiters)", "acquire+release", 16,
-                contenders.stream().map(c -> (Contender) c.blockingContender().onOneLock()).toList()));
-        return scenarios;
+        return LeaseShapes.all(SECTION, contenders());
     }
 
     /** Every contender, fencegate's zxid mode first. The issuers share {@link #curator()}'s session. */
