@@ -50,8 +50,8 @@ import java.util.function.Supplier;
  * pipelined statements; a fenced read is one statement and one round trip ({@link PostgresGuardSql}).
  * Writes and deletes are coalesced ({@link WriteCoalescer}): those in flight when one of the
  * {@link #writeBatches write batches} is free go as one guarded upsert, one round trip and one
- * commit for the lot, each still answered on its own; a lone write goes at once, alone. Nothing blocks: every call returns at once and
- * completes on the pool's event loop. Every operation is bounded by {@link PgStoreOptions#operationTimeout()}; a
+ * commit for the lot, each still answered on its own; a lone write goes at once, alone. Nothing
+ * blocks: every call returns at once and completes on the pool's event loop. Every operation is bounded by {@link PgStoreOptions#operationTimeout()}; a
  * failure to reach the server is a {@link StoreUnavailableException}, and the pool reconnects by
  * itself when the server is back.
  *
