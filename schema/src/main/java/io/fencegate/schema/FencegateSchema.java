@@ -7,14 +7,16 @@ import java.util.Locale;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 
 /**
  * fencegate's tables ({@code fencegate_item}, {@code fencegate_fence}, {@code fencegate_token_mark},
  * {@code fencegate_store_claim}: see {@link StoreClaim}) as Flyway migrations under
  * {@code db/fencegate/}: one folder per database for what its SQL needs of its own, and
  * {@code common/} for migrations every database runs as written (one file, not three copies).
- * Applications that run Flyway themselves add {@link #locations(Dialect)} to their locations
- * instead of calling {@link #migrate}.
+ * Applications that run Flyway themselves may add {@link #locations(Dialect)} to their locations
+ * instead of calling {@link #migrate}, if their own versions do not collide with these (V1 to V6);
+ * else fencegate's history table, or a schema of fencegate's own, keeps the two apart.
  */
 public final class FencegateSchema {
 
@@ -81,20 +83,39 @@ public final class FencegateSchema {
      * safe to call from several processes at once, also on a fresh schema (see below).
      */
     public static void migrate(DataSource dataSource) {
+        migrate(dataSource, null);
+    }
+
+    /**
+     * Brings fencegate's tables in {@code schema} up to date (PostgreSQL only), creating the schema
+     * if needed; its history table sits there too, so an application's own Flyway, in its own
+     * schema, never sees fencegate's tables. fencegate's statements name their tables unqualified:
+     * the connections must have {@code schema} on their search path (PgJDBC:
+     * {@code currentSchema=public,<schema>}).
+     * {@code null}: the data source's default schema, as {@link #migrate(DataSource)}.
+     */
+    public static void migrate(DataSource dataSource, String schema) {
         Dialect dialect;
         try (Connection connection = dataSource.getConnection()) {
             dialect = Dialect.of(connection);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot reach the database to migrate it: " + e.getMessage(), e);
         }
-        Flyway flyway = Flyway.configure()
+        FluentConfiguration configuration = Flyway.configure()
                 .dataSource(dataSource)
                 .locations(locations(dialect))
                 .table(HISTORY_TABLE)
                 // The schema may already hold the application's own tables.
                 .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .load();
+                .baselineVersion("0");
+        if (schema != null) {
+            checkSchemaName(schema);
+            if (dialect != Dialect.POSTGRESQL) {
+                throw new IllegalArgumentException("a schema of fencegate's own is supported on PostgreSQL only, not " + dialect);
+            }
+            configuration.schemas(schema);
+        }
+        Flyway flyway = configuration.load();
         for (int attempt = 1; ; attempt++) {
             try {
                 flyway.migrate();
@@ -109,6 +130,13 @@ public final class FencegateSchema {
                 }
                 pause(Duration.ofMillis(50L * attempt));
             }
+        }
+    }
+
+    /** Schema names are put into SQL by Flyway: plain lower-case identifiers only. */
+    static void checkSchemaName(String schema) {
+        if (!schema.matches("[a-z_][a-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("schema must be a plain lower-case name (a-z, 0-9, '_', at most 63), was '" + schema + "'");
         }
     }
 

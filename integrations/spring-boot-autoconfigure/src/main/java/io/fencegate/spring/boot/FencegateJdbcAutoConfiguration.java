@@ -49,7 +49,7 @@ public class FencegateJdbcAutoConfiguration {
     @ConditionalOnMissingBean
     public FencegateTables fencegateTables(DataSource dataSource, FencegateProperties properties) {
         if (properties.getJdbc().isMigrate()) {
-            SchemaMigration.migrate(dataSource);
+            SchemaMigration.migrate(dataSource, properties.getJdbc().getSchema());
         }
         return new FencegateTables();
     }

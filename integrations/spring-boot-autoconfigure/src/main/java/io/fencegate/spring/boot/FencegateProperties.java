@@ -225,6 +225,13 @@ public class FencegateProperties {
         private boolean enabled = true;
         /** Apply fencegate's Flyway migrations (fencegate_fence, fencegate_token_mark, ...) at start. */
         private boolean migrate = true;
+        /**
+         * PostgreSQL: the schema that holds fencegate's tables and their Flyway history on the
+         * application's DataSource (the SQL issuer's too), created if missing, apart from the
+         * application's own; it must be on the connections' search path
+         * (jdbc:postgresql://host/db?currentSchema=public,fencegate). Unset: the default schema.
+         */
+        private String schema;
         /** STRICT (one write per token) or SAME_LEASE (a lease may write an item many times). */
         private GuardRuleName guardRule = GuardRuleName.STRICT;
         /** Column of the application's rows that holds the token of their last write. */
@@ -236,6 +243,9 @@ public class FencegateProperties {
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
         public boolean isMigrate() { return migrate; }
         public void setMigrate(boolean migrate) { this.migrate = migrate; }
+        public String getSchema() { return schema; }
+        /** Blank is unset, so a profile can put fencegate back into the default schema. */
+        public void setSchema(String schema) { this.schema = schema == null || schema.isBlank() ? null : schema.strip(); }
         public GuardRuleName getGuardRule() { return guardRule; }
         public void setGuardRule(GuardRuleName guardRule) { this.guardRule = guardRule; }
         public String getTokenColumn() { return tokenColumn; }

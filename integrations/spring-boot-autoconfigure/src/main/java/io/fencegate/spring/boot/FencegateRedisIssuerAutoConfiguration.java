@@ -18,7 +18,7 @@ public class FencegateRedisIssuerAutoConfiguration {
         return new RedisIssuerBackend(properties.getIssuer().getRedis(), () -> {
             DataSource db = dataSource.getIfUnique();
             if (db != null && properties.getJdbc().isMigrate()) {
-                SchemaMigration.migrate(db); // fencegate_token_mark
+                SchemaMigration.migrate(db, properties.getJdbc().getSchema()); // fencegate_token_mark
             }
             return db;
         });

@@ -15,6 +15,6 @@ public class FencegateSqlIssuerAutoConfiguration {
 
     @Bean
     LeaseIssuerBackend fencegateSqlBackend(FencegateProperties properties, ObjectProvider<DataSource> dataSource) {
-        return new SqlIssuerBackend(properties.getIssuer().getSql(), dataSource::getIfUnique);
+        return new SqlIssuerBackend(properties.getIssuer().getSql(), properties.getJdbc().getSchema(), dataSource::getIfUnique);
     }
 }

@@ -19,10 +19,13 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 final class SqlIssuerBackend implements LeaseIssuerBackend {
     private static final String PREFIX = "fencegate.issuer.sql.";
     private final FencegateProperties.Sql settings;
+    private final String schema;
     private final Supplier<DataSource> applicationDataSource;
 
-    SqlIssuerBackend(FencegateProperties.Sql settings, Supplier<DataSource> applicationDataSource) {
+    /** {@code schema}: fencegate.jdbc.schema, honoured on the application's DataSource only. */
+    SqlIssuerBackend(FencegateProperties.Sql settings, String schema, Supplier<DataSource> applicationDataSource) {
         this.settings = settings;
+        this.schema = schema;
         this.applicationDataSource = applicationDataSource;
     }
 
@@ -54,7 +57,8 @@ final class SqlIssuerBackend implements LeaseIssuerBackend {
                 throw new InvalidConfigurationPropertyValueException(PREFIX + "jdbc-url", null,
                         "required when the application has no single DataSource (unset, the sql issuer uses the application's)");
             }
-            builder.dataSource(dataSource);
+            SchemaMigration.checkName(schema);
+            builder.dataSource(dataSource).schema(schema);
         } else {
             if (!url.startsWith("jdbc:")) {
                 throw new InvalidConfigurationPropertyValueException(PREFIX + "jdbc-url", url, "must be a JDBC URL (jdbc:...)");
@@ -63,8 +67,20 @@ final class SqlIssuerBackend implements LeaseIssuerBackend {
                     .connectTimeout(positive(PREFIX + "connect-timeout", settings.getConnectTimeout()));
         }
         try {
-            return builder.build();
+            LeaseIssuer issuer = builder.build();
+            if (url == null) {
+                try {
+                    SchemaMigration.checkOnSearchPath(applicationDataSource.get(), schema);
+                } catch (RuntimeException e) {
+                    issuer.close();
+                    throw e;
+                }
+            }
+            return issuer;
         } catch (IllegalArgumentException e) {
+            if (schema != null && String.valueOf(e.getMessage()).contains("schema")) {
+                throw PropertyChecks.invalid(SchemaMigration.SCHEMA_PROPERTY, schema, e);
+            }
             // What is left for build() to refuse is the database itself (e.g. connections not in auto-commit).
             throw PropertyChecks.invalid(PREFIX + "jdbc-url", url == null ? "(the application's DataSource)" : url, e);
         }

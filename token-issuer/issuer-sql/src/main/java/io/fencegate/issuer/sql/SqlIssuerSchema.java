@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 
 /**
  * The SQL lease issuer's tables ({@code fencegate_lock_fence}, {@code fencegate_lease_grant},
@@ -27,14 +28,35 @@ public final class SqlIssuerSchema {
 
     /** Brings the issuer's tables in the data source's default schema up to date. Idempotent; safe from several processes at once. */
     public static void migrate(DataSource dataSource) {
+        migrate(dataSource, null);
+    }
+
+    /**
+     * Brings the issuer's tables in {@code schema} up to date (PostgreSQL only; created if needed,
+     * with the history table). The issuer names its tables unqualified: the connections must have
+     * {@code schema} on their search path. {@code null}: the default schema.
+     */
+    public static void migrate(DataSource dataSource, String schema) {
         String location;
+        SqlDialect dialect;
         try (Connection connection = dataSource.getConnection()) {
             location = location(connection);
+            dialect = SqlDialect.of(connection);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot reach the database to migrate it: " + e.getMessage(), e);
         }
-        Flyway flyway = Flyway.configure().dataSource(dataSource).locations(location).table(HISTORY_TABLE)
-                .baselineOnMigrate(true).baselineVersion("0").load();
+        FluentConfiguration configuration = Flyway.configure().dataSource(dataSource).locations(location)
+                .table(HISTORY_TABLE).baselineOnMigrate(true).baselineVersion("0");
+        if (schema != null) {
+            if (!schema.matches("[a-z_][a-z0-9_]{0,62}")) {
+                throw new IllegalArgumentException("schema must be a plain lower-case name (a-z, 0-9, '_', at most 63), was '" + schema + "'");
+            }
+            if (dialect != SqlDialect.POSTGRESQL) {
+                throw new IllegalArgumentException("a schema of the issuer's own is supported on PostgreSQL only");
+            }
+            configuration.schemas(schema);
+        }
+        Flyway flyway = configuration.load();
         for (int attempt = 1; ; attempt++) {
             try {
                 flyway.migrate();

@@ -28,6 +28,7 @@ public final class SqlLeaseIssuerBuilder {
     private String instanceName;
     private boolean notifications = true;
     private boolean migrate = true;
+    private String schema;
 
     SqlLeaseIssuerBuilder() { }
 
@@ -98,6 +99,16 @@ public final class SqlLeaseIssuerBuilder {
         return this;
     }
 
+    /**
+     * PostgreSQL: the schema build() migrates the issuer's tables into (created if needed); the
+     * connections must have it on their search path (e.g. {@code currentSchema=public,<schema>}).
+     * Default: the connections' default schema.
+     */
+    public SqlLeaseIssuerBuilder schema(String schema) {
+        this.schema = schema;
+        return this;
+    }
+
     /** Whether build() applies the issuer's migrations ({@link SqlIssuerSchema}); default true. */
     public SqlLeaseIssuerBuilder migrate(boolean migrate) {
         this.migrate = migrate;
@@ -140,7 +151,7 @@ public final class SqlLeaseIssuerBuilder {
                 }
             }
             if (migrate) {
-                SqlIssuerSchema.migrate(ds);
+                SqlIssuerSchema.migrate(ds, schema);
             }
             return new SqlLeaseIssuer(this, ds, pool, dialect);
         } catch (SQLException e) {
