@@ -52,6 +52,28 @@ class FencegateSchemaMigrateIT {
     }
 
     @Test
+    void migratesPostgresIntoANamedSchemaItCreatesLeavingTheDefaultSchemaAlone() throws Exception {
+        String own = randomName();
+        String named = own + "_fg";
+        admin("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "CREATE SCHEMA " + own);
+        try {
+            PGSimpleDataSource ds = new PGSimpleDataSource();
+            ds.setURL("jdbc:postgresql://127.0.0.1:5432/test?currentSchema=" + own);
+            ds.setUser("postgres");
+            FencegateSchema.migrate(ds, named);
+            FencegateSchema.migrate(ds, named);
+            assertThat(count(ds, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + named
+                    + "' AND table_name IN ('fencegate_item', 'fencegate_fence', '" + FencegateSchema.HISTORY_TABLE + "')")).isEqualTo(3);
+            assertThat(count(ds, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + own + "'")).isZero();
+            assertThatThrownBy(() -> FencegateSchema.migrate(ds, "Bad-Name")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("schema");
+        } finally {
+            admin("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "DROP SCHEMA IF EXISTS " + own + " CASCADE");
+            admin("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "DROP SCHEMA IF EXISTS " + named + " CASCADE");
+        }
+    }
+
+    @Test
     void migratesMariaDbInItsOwnDatabaseTwice() throws Exception {
         String database = randomName();
         admin("jdbc:mariadb://127.0.0.1:3306/", "root", "CREATE DATABASE " + database);

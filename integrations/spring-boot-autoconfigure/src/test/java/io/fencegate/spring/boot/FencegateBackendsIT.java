@@ -35,6 +35,7 @@ import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.autoconfigure.jooq.JooqAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Beans that connect, against the real servers: ZooKeeper (TestingServer), Redis, Postgres, MariaDB. */
@@ -154,6 +155,37 @@ class FencegateBackendsIT {
                                 + " AND table_name IN ('fencegate_lock_fence', 'fencegate_fence')", db.name())).isEqualTo(2L);
                         staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.POSTGRES);
                     });
+        }
+    }
+
+    @Test
+    void aSchemaOfFencegatesOwnThatTheConnectionsDoNotSearchStopsTheStartNamingTheProperty() throws Exception {
+        try (TestDatabases db = TestDatabases.postgres("fg_spring_schema")) {
+            String own = db.name() + "_fg";
+            try {
+                runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                        .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=postgres",
+                                "fencegate.jdbc.schema=" + own)
+                        .run(context -> assertThat(context).getFailure().rootCause()
+                                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                                .hasMessageContaining("fencegate.jdbc.schema").hasMessageContaining("currentSchema=public," + own));
+                // On the search path, after the application's own schema: fencegate's tables go there, none into the application's.
+                runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                        .withPropertyValues("spring.datasource.url=" + db.jdbcUrl() + "," + own, "spring.datasource.username=postgres",
+                                "fencegate.jdbc.schema=" + own, "fencegate.issuer.backend=sql", "fencegate.issuer.sql.pool-size=2")
+                        .run(context -> {
+                            assertThat(context).hasNotFailed();
+                            assertThat(holdAndRelease(context, "report/1")).isPositive();
+                            DSLContext sql = DSL.using(context.getBean(javax.sql.DataSource.class), org.jooq.SQLDialect.POSTGRES);
+                            assertThat(sql.fetchValue("SELECT count(*) FROM information_schema.tables WHERE table_schema = ?"
+                                    + " AND table_name IN ('fencegate_lock_fence', 'fencegate_fence')", own)).isEqualTo(2L);
+                            assertThat(sql.fetchValue("SELECT count(*) FROM information_schema.tables WHERE table_schema = ?",
+                                    db.name())).isEqualTo(0L);
+                            staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.POSTGRES);
+                        });
+            } finally {
+                db.admin("DROP SCHEMA IF EXISTS " + own + " CASCADE");
+            }
         }
     }
 

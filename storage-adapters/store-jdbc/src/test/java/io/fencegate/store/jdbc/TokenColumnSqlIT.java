@@ -23,8 +23,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(60)
 class TokenColumnSqlIT {
 
-    private static final String UPDATE = "UPDATE price SET cents = ?, %s WHERE sku = ? AND %s";
-
     @ParameterizedTest
     @EnumSource(value = TestDatabase.Kind.class, names = {"POSTGRES", "MARIADB"})
     void staleTokenNeverOverwritesANewerWrite(TestDatabase.Kind kind) throws Exception {
@@ -69,12 +67,13 @@ class TokenColumnSqlIT {
     private static int write(Connection c, TokenColumnSql guard, long token, int cents) throws SQLException {
         SqlFragment set = guard.advanceTo(token);
         SqlFragment admitted = guard.admits(token);
-        try (PreparedStatement update = c.prepareStatement(UPDATE.formatted(set.sql(), admitted.sql()))) {
+        try (PreparedStatement update = c.prepareStatement(
+                "UPDATE price SET cents = ?, " + set.sql() + " WHERE sku = ? AND " + admitted.sql())) {
             Object[] values = SqlFragment.parameters(cents, set, "A-1", admitted);
             for (int i = 0; i < values.length; i++) {
                 update.setObject(i + 1, values[i]);
             }
-            return update.executeUpdate();
+            return update.executeUpdate();   // 1 applied, 0 stale
         }
     }
 
