@@ -18,7 +18,8 @@ import picocli.CommandLine.Unmatched;
         description = "Fencing tokens that make distributed locks safe for data.",
         subcommands = {ServeCommand.class, Main.HashKey.class, Main.Demo.class, Main.Check.class, Main.Nemesis.class,
                 Main.Version.class},
-        footer = "%nRun ./fencegate COMMAND --help for a command's options.")
+        // The launchers pass the name they were called by (./fencegate, bin/fencegate) as fencegate.command.
+        footer = "%nRun ${sys:fencegate.command:-./fencegate} COMMAND --help for a command's options.")
 public final class Main implements Runnable {
 
     public static void main(String[] args) {
@@ -36,7 +37,7 @@ public final class Main implements Runnable {
         new CommandLine(this).usage(System.out);
     }
 
-    @Command(name = "hash-key", description = "Make a new API key; print it once, with its config entry.")
+    @Command(name = "hash-key", mixinStandardHelpOptions = true, description = "Make a new API key; print it once, with its config entry.")
     static final class HashKey implements Runnable {
         @Option(names = "--name", defaultValue = "client", description = "The key's name in config and logs.")
         String name;
@@ -50,7 +51,7 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "version", description = "Print the version and the git commit it was built from.")
+    @Command(name = "version", mixinStandardHelpOptions = true, description = "Print the version and the git commit it was built from.")
     static final class Version implements Runnable {
         @Override
         public void run() {
@@ -73,7 +74,7 @@ public final class Main implements Runnable {
 
         @Override
         public Integer call() {
-            System.err.println("fencegate: '" + name + "' is in " + module + "; run it as ./fencegate " + name
+            System.err.println("fencegate: '" + name + "' is in " + module + "; run it as " + System.getProperty("fencegate.command", "./fencegate") + " " + name
                     + " (the launcher builds and runs that module)");
             return 2;
         }

@@ -19,7 +19,7 @@ import picocli.CommandLine.Option;
  * backends. Command-line flags beat environment variables, which beat the file. SIGTERM drains
  * requests in flight, then closes stores, issuer sessions and Vert.x.
  */
-@Command(name = "serve", description = "Run the gateway (the embedded default without --config).")
+@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the gateway (the embedded default without --config).")
 final class ServeCommand implements Callable<Integer> {
     private static final long STOP_SECONDS = 30;
 

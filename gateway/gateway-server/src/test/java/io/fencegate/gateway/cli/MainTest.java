@@ -35,6 +35,23 @@ class MainTest {
     }
 
     @Test
+    void everyCommandAnswersHelpWithItsOptions() {
+        assertThat(run("serve", "--help")).contains("Usage: fencegate serve", "--config").doesNotContain("Unknown option");
+        assertThat(run("hash-key", "--help")).contains("Usage: fencegate hash-key", "--name").doesNotContain("Unknown option");
+        assertThat(run("version", "--help")).contains("Usage: fencegate version").doesNotContain("Unknown option");
+    }
+
+    @Test
+    void helpNamesTheCommandAsTheLauncherWasCalled() {
+        System.setProperty("fencegate.command", "bin/fencegate");
+        try {
+            assertThat(run("--help")).contains("Run bin/fencegate COMMAND --help for a command's options.");
+        } finally {
+            System.clearProperty("fencegate.command");
+        }
+    }
+
+    @Test
     void versionNamesTheProjectVersionAndTheCommitFromTheBuild() {
         String version = BuildInfo.describe();
         assertThat(version).matches("fencegate \\d+\\.\\d+\\.\\d+(-SNAPSHOT)? \\(commit [0-9a-f]{7,40}\\)");
