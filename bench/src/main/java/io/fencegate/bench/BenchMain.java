@@ -36,7 +36,8 @@ public final class BenchMain {
                 case "--only" -> only = Set.of(require(args[i], value).split(","));
                 default -> {
                     System.err.println("usage: bench/run [--profile full|smoke] [--out docs/BENCHMARKS.md] [--only "
-                            + String.join(",", GROUPS) + "]\nunknown argument: " + args[i]);
+                            + String.join(",", GROUPS) + "]\n       bench/run --profile scale (bench/run --help for its options)"
+                            + "\nunknown argument: " + args[i]);
                     System.exit(2);
                 }
             }
