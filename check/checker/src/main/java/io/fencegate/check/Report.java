@@ -103,7 +103,7 @@ public final class Report {
         String words;
         if (all[1] == 0) {
             exit = PROVED_NOTHING;
-            words = "PROVED NOTHING: no operation was acknowledged";
+            words = "PROVED NOTHING: no operation was acknowledged" + commonAnswer(ops);
         } else if (control != Control.NONE && verdict.valid()) {
             exit = PROVED_NOTHING;
             words = "PROVED NOTHING: the " + control.label() + " control showed no anomaly, so this run cannot show the checker would catch one";
@@ -122,6 +122,22 @@ public final class Report {
         return new Summary(w.label(), control.label(), exit, words, all[0], all[1], all[2], all[3],
                 verdict.violations().size(), verdict.excusedOverlaps(), keys, faultRows, verdict.violations(),
                 w.countedInWords(), releases.size(), gone, windows);
+    }
+
+    /** What the gateways answered most, so a run refused by every call (a missing API key) says why. */
+    static String commonAnswer(List<Op> ops) {
+        Map<String, Long> notes = new TreeMap<>();
+        for (Op op : ops) {
+            if (op.note() != null && !op.note().isBlank()) {
+                notes.merge(op.note(), 1L, Long::sum);
+            }
+        }
+        return notes.entrySet().stream().max(Map.Entry.comparingByValue()).map(top -> {
+            String note = top.getKey();
+            String hint = note.startsWith("401") ? ": the gateways want an API key (--api-key)"
+                    : note.startsWith("403") ? ": the API key may not use these stores or locks" : "";
+            return " (" + top.getValue() + " of " + ops.size() + " answers: " + note + hint + ")";
+        }).orElse("");
     }
 
     private static void tally(long[] c, Op op) {

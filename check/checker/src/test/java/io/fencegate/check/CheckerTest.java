@@ -133,6 +133,18 @@ class CheckerTest {
     }
 
     @Test
+    void aRunRefusedByEveryCallSaysWhatTheGatewaysAnswered() {
+        for (int i = 0; i < 3; i++) {
+            ops.add(new Op(1, Op.ACQUIRE, "k", 0, null, 0, 10 * i, 10 * i + 5, Outcome.FAIL, "401 urn:fencegate:problem:unauthorized", "g"));
+        }
+        Verdict v = Checker.check(Workload.COUNTER, ops, List.of());
+        Report.Summary summary = Report.summarize(v, Control.NONE, ops, List.of());
+        assertThat(summary.exitCode()).isEqualTo(Report.PROVED_NOTHING);
+        assertThat(summary.verdict()).isEqualTo("PROVED NOTHING: no operation was acknowledged (3 of 3 answers:"
+                + " 401 urn:fencegate:problem:unauthorized: the gateways want an API key (--api-key))");
+    }
+
+    @Test
     void controlWithoutAnomalyProvesNothing() {
         op(1, Op.WRITE, "k", 5, "1", 0, 10, 20, Outcome.OK);
         op(-1, Op.FINAL, "k", 0, "1", 0, 100, 110, Outcome.OK);
