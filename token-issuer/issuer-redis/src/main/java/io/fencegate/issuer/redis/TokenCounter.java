@@ -107,7 +107,8 @@ final class TokenCounter {
             }
             long above = Math.max(LeaseScripts.asLong(reply.get(1)), LeaseScripts.asLong(reply.get(2)));
             // Not a reservation (Redis's ceiling stays where it is): the mark only has to cover it.
-            raised = mark.raise(above, block);
+            long current = mark.read();
+            raised = current >= above ? current : mark.raise(above, block);
             mode = "adopt";
         }
         throw new IssuerUnavailableException("Redis at " + where + ": the token counter under prefix '" + keys.prefix()
