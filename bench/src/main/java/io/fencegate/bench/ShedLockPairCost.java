@@ -54,7 +54,9 @@ public final class ShedLockPairCost {
         RedisURIParts redisAt = RedisURIParts.of(redisUri);
         RedisClient client = RedisClient.create(redisUri);
         try (StatefulRedisConnection<String, String> stats = client.connect();
-             RedisLeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(redisUri).keyPrefix("cost:")
+             RedisLeaseIssuer issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(redisUri)
+                     // a prefix per run: each run brings a new mark, and Redis refuses a second mark on one prefix
+                     .keyPrefix("cost-" + java.util.UUID.randomUUID() + ":")
                      .highWaterMark(new FileTokenHighWaterMark(Files.createTempDirectory("shedlock-cost").resolve("mark"))));
              FencedLockProvider fenced = new FencedLockProvider(issuer)) {
             JedisConnectionFactory jedis = new JedisConnectionFactory(new RedisStandaloneConfiguration(redisAt.host, redisAt.port));

@@ -11,6 +11,8 @@ import io.fencegate.check.RunOptions;
 import io.fencegate.check.Runner;
 import io.fencegate.check.Verdict;
 import io.fencegate.check.Workload;
+import io.fencegate.spi.ExclusivePath;
+import io.fencegate.spi.LocalClaim;
 import io.fencegate.testing.ChildProcess;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -131,7 +133,8 @@ public final class NemesisCommand implements Callable<Integer> {
         Path dir = out.resolve(backend.label());
         long ttlMs = 1000;
         List<ChildProcess> clients = new CopyOnWriteArrayList<>();
-        try (Deployment d = Deployment.start(backend, dir.resolve("deployment"))) {
+        try (LocalClaim claim = claimDeployment(dir.resolve("deployment"));
+             Deployment d = Deployment.start(backend, dir.resolve("deployment"))) {
             System.err.println("nemesis: " + backend.label() + " up, gateways " + d.urls + ", database port " + d.database.port());
             // Stopped from outside (Ctrl-C, SIGTERM): take the client processes down with us (the
             // deployment has a hook of its own).
@@ -164,6 +167,19 @@ public final class NemesisCommand implements Callable<Integer> {
                 throw new IllegalStateException(why(e) + "\n" + d.tails(), e);
             }
         }
+    }
+
+    /**
+     * The deployment's directory (its ZooKeeper ensemble's and database server's data) is this
+     * run's alone: a second nemesis on the same {@code --out} is refused before it starts a
+     * server, naming the run that holds it. A run whose claim is lost stops (its shutdown hooks
+     * take its servers down): it could no longer tell its own data from the other's.
+     */
+    static LocalClaim claimDeployment(Path dir) {
+        return LocalClaim.take(ExclusivePath.directory(null, "nemesis deployment directory", dir), why -> {
+            System.err.println("nemesis: " + why);
+            Runtime.getRuntime().exit(Report.PROVED_NOTHING);
+        });
     }
 
     /** An exception's message, or what it is when it has none (an interrupt, a bare NPE). */

@@ -1,10 +1,16 @@
 package io.fencegate.check.nemesis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.check.Report;
+import io.fencegate.spi.ClaimRefusedException;
+import io.fencegate.spi.LocalClaim;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** How the harness judges a set of runs, and bad input refused before anything starts. */
@@ -38,6 +44,22 @@ class NemesisCommandTest {
                 .containsExactly("zk-postgres", "redis-mariadb", "sql-postgres", "sql-mariadb");
         for (Deployment.Backend b : Deployment.Backend.values()) {
             assertThat(Deployment.Backend.parse(b.label())).isEqualTo(b);
+        }
+    }
+
+    @Test
+    void aSecondRunOnOneOutFolderIsRefusedBeforeItStartsAnyServer(@TempDir Path out) throws Exception {
+        Path deployment = out.resolve("zk-postgres").resolve("deployment");
+        try (LocalClaim first = NemesisCommand.claimDeployment(deployment)) {
+            NemesisCommand second = new NemesisCommand();
+            second.out = out;
+            assertThatThrownBy(() -> second.runBackend(Deployment.Backend.ZK_POSTGRES, 1, 100))
+                    .isInstanceOf(ClaimRefusedException.class)
+                    .hasMessageStartingWith("nemesis deployment directory " + deployment.toRealPath()
+                            + " is in use by another fencegate (pid " + ProcessHandle.current().pid());
+            try (var left = Files.list(deployment)) {
+                assertThat(left.map(p -> p.getFileName().toString())).containsExactly(LocalClaim.LOCK_NAME);
+            }
         }
     }
 

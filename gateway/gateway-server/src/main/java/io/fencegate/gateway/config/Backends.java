@@ -6,6 +6,7 @@ import io.fencegate.issuer.spi.IssuerContext;
 import io.fencegate.issuer.spi.IssuerProvider;
 import io.fencegate.issuer.spi.IssuerSettings;
 import io.fencegate.issuer.spi.OpenedIssuer;
+import io.fencegate.spi.ClaimRefusedException;
 import io.fencegate.spi.ExclusivePath;
 import io.fencegate.spi.InvalidSettingException;
 import io.fencegate.store.NamedSql;
@@ -91,23 +92,29 @@ public final class Backends implements AutoCloseable {
     }
 
     /**
-     * Validates, claims every piece of exclusive local state ({@link #exclusivePaths}), then opens
-     * the issuer and every store; on a failure closes what was opened. The claims come first and
-     * are released last: a second gateway on the same data fails before it opens anything (an
-     * embedded ZooKeeper started on a live data directory writes its own snapshot and log there).
+     * Validates, checks every piece of exclusive local state ({@link #exclusivePaths}) and claims
+     * the gateway's own, then opens the issuer and every store (each backend claims its own state
+     * as it opens it); on a failure closes what was opened. The check comes first and the
+     * gateway's claims are released last: a second gateway on the same data fails before it opens
+     * anything (an embedded ZooKeeper started on a live data directory writes its own snapshot and
+     * log there).
      * Reactive stores run on {@code vertx}, which the caller owns and closes after {@link #close()}.
      */
     public static Backends open(GatewayConfig config, Vertx vertx) throws Exception {
         validate(config);
         StoreProviders providers = StoreProviders.discover();
         List<AutoCloseable> owned = new ArrayList<>();
-        owned.add(LocalClaims.claim(exclusivePaths(config)));
+        List<LocalClaims.Wanted> backendState = exclusivePaths(config);
+        owned.add(LocalClaims.claim(config.localState().stream().map(p -> new LocalClaims.Wanted(p.key(), p)).toList(),
+                backendState));
         try {
             OpenedIssuer issuer;
             try {
                 issuer = openIssuer(config.issuer(), IssuerProviders.discover().forSettings(config.issuer()), owned);
             } catch (InvalidSettingException e) {
                 throw ConfigException.at("issuer", e);
+            } catch (ClaimRefusedException e) {
+                throw refused("issuer", e);
             }
             owned.add(issuer.issuer());
             List<StoreBinding> stores = new ArrayList<>();
@@ -133,10 +140,9 @@ public final class Backends implements AutoCloseable {
         return provider.open(settings, context);
     }
 
-    /** The gateway's own local state first, then the issuer's, then each store's, keys placed in the config. */
+    /** The issuer's local state, then each store's, keys placed in the config. */
     private static List<LocalClaims.Wanted> exclusivePaths(GatewayConfig config) {
         List<LocalClaims.Wanted> wanted = new ArrayList<>();
-        config.localState().forEach(p -> wanted.add(new LocalClaims.Wanted(p.key(), p)));
         config.issuer().exclusivePaths().forEach(p -> wanted.add(new LocalClaims.Wanted(at("issuer", p), p)));
         config.stores().forEach((name, settings) -> settings.exclusivePaths()
                 .forEach(p -> wanted.add(new LocalClaims.Wanted(at("stores." + name, p), p))));
@@ -145,6 +151,11 @@ public final class Backends implements AutoCloseable {
 
     private static String at(String section, ExclusivePath p) {
         return p.key() == null ? section : section + "." + p.key();
+    }
+
+    /** A backend's own claim refused (a holder that came after the check), under its section. */
+    private static ConfigException refused(String section, ClaimRefusedException e) {
+        return LocalClaims.refused(new LocalClaims.Wanted(at(section, e.wanted()), e.wanted()), e);
     }
 
     private static <S extends StoreSettings> StoreBinding openStore(
@@ -157,6 +168,8 @@ public final class Backends implements AutoCloseable {
             throw ConfigException.at(at, e);
         } catch (StoreClaimedException e) {
             throw new ConfigException(at + ": " + e.getMessage(), e);
+        } catch (ClaimRefusedException e) {
+            throw refused(at, e);
         }
         owned.add(opened.store());
         Map<String, NamedSql> named = new LinkedHashMap<>();

@@ -81,6 +81,47 @@ class DataDirClaimIT {
         assertThat(after).as("the data directory after the refused start").isEqualTo(before);
     }
 
+    /**
+     * Every lock file of the live gateway is deleted (a clean-up script, a careless {@code rm}),
+     * then a second serve starts on the directory. The live gateway takes its lock files back (or,
+     * had the newcomer been first, would stop its ZooKeeper before the newcomer read it): the
+     * second serve is refused, and tokens keep growing across the first one's restart.
+     */
+    @Test
+    void deletingEveryLockFileOfALiveGatewayLetsNoSecondServeIn() throws Exception {
+        List<Long> seen = new ArrayList<>();
+        String secondOutput;
+        int secondExit;
+        try (GatewayProcess first = FencegateScript.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")
+                .awaitReady(90)) {
+            FencegateClient client = client(first);
+            takeLeases(client, 20, seen);
+            List<Path> locks;
+            try (Stream<Path> all = Files.walk(work.resolve("data"))) {
+                locks = all.filter(p -> p.getFileName().toString().endsWith(".fencegate.lock")).toList();
+            }
+            assertThat(locks).hasSize(3); // the data directory, its ZooKeeper's and its H2 database's
+            for (Path lock : locks) {
+                Files.delete(lock);
+            }
+            try (GatewayProcess second = FencegateScript.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")) {
+                secondExit = second.exit(90);
+                secondOutput = second.output();
+            }
+            takeLeases(client, 20, seen);
+            first.terminate();
+            assertThat(first.exit(60)).as(first.output()).isEqualTo(143);
+        }
+        long next;
+        try (GatewayProcess restarted = FencegateScript.launch(work, JVM_FLAGS, "serve", "--port", "0", "--data", "data")
+                .awaitReady(90)) {
+            next = client(restarted).acquire(LOCK, Duration.ofSeconds(30), Duration.ofSeconds(30)).orElseThrow().token();
+        }
+        assertThat(secondExit).as(secondOutput).isEqualTo(2);
+        assertThat(secondOutput).contains("is in use by another fencegate");
+        assertThat(next).as("the first token after the restart (tokens before: %s)", seen).isGreaterThan(Collections.max(seen));
+    }
+
     private static FencegateClient client(GatewayProcess gw) {
         return FencegateClient.builder(gw.uri()).timeout(Duration.ofSeconds(10)).build();
     }

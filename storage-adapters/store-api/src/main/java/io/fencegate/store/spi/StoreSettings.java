@@ -23,7 +23,8 @@ public interface StoreSettings {
 
     /**
      * Local state this store needs to itself (an embedded database's file), which the server
-     * claims before it opens anything; none by default. State several processes may share (a
+     * checks before it opens anything; none by default. The provider claims it itself when it
+     * opens the store ({@link io.fencegate.spi.LocalClaim}). State several processes may share (a
      * database server, a files store's directory) is not listed.
      */
     default List<ExclusivePath> exclusivePaths() {

@@ -8,8 +8,8 @@ package io.fencegate.issuer.spi;
  * <p>The server reads the {@code issuer} section, finds the provider whose {@link #issuerType()}
  * its {@code type} names, binds the remaining keys to {@link IssuerType#settings()} (a record: its
  * components are the keys this issuer type accepts, anything else is refused), calls
- * {@link IssuerSettings#validate()} and claims {@link IssuerSettings#exclusivePaths()} before
- * opening anything, then {@link #open}.
+ * {@link IssuerSettings#validate()} and checks {@link IssuerSettings#exclusivePaths()} before
+ * opening anything, then {@link #open}, which claims that state ({@link io.fencegate.spi.LocalClaim}).
  *
  * @param <S> this issuer type's settings
  */

@@ -14,8 +14,9 @@ public interface IssuerSettings {
     void validate();
 
     /**
-     * Local state this issuer needs to itself (an embedded server's data), which the server claims
-     * before it opens anything; none by default. State several processes may share (a database
+     * Local state this issuer needs to itself (an embedded server's data), which the server checks
+     * before it opens anything; none by default. The backend that owns the state claims it itself
+     * when it opens ({@link io.fencegate.spi.LocalClaim}), whoever opens it. State several processes may share (a database
      * server, a high-water mark file whose raises lock it) is not listed.
      */
     default List<ExclusivePath> exclusivePaths() {

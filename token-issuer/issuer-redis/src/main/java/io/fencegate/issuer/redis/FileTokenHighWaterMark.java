@@ -32,16 +32,23 @@ import java.util.function.LongFunction;
  * links. Otherwise two names of one mark would take two different locks, and the first raise
  * through a link would rename a new file over the link itself, splitting the mark in two. A mark
  * with a second hard link is refused for the same reason: a rename replaces one name only.
+ *
+ * <p>The file also holds the mark's {@link #identity()} ({@code id <uuid>}, its third line), made at
+ * its first write: a copy of the file is the same mark (that is how a mark moves), a new file is
+ * another. A file written before identities (two lines) gets one at its next write.
  */
 public final class FileTokenHighWaterMark implements TokenHighWaterMark {
 
     private static final String HEADER = "fencegate-token-high-water-mark v1";
+    private static final String ID = "id ";
     private static final Map<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
     private static final int MAX_LINKS = 40;
 
     private final Path file;
     private final Path lockFile;
     private final ReentrantLock jvmLock;
+    /** The identity read with the mark (null: none known yet); guarded by the locks, like the file. */
+    private String idRead;
 
     public FileTokenHighWaterMark(Path file) {
         try {
@@ -109,6 +116,20 @@ public final class FileTokenHighWaterMark implements TokenHighWaterMark {
         }
     }
 
+    @Override
+    public String identity() {
+        return whileFrozen(mark -> {
+            if (idRead == null) {
+                write(mark);
+            }
+            return idRead;
+        });
+    }
+
+    /**
+     * Reads the mark, and its identity if the file has one. A missing file (a lost mark) keeps
+     * the identity this instance already knew, so the file it writes next is still the same mark.
+     */
     private long readUnlocked() throws IOException {
         if (!Files.exists(file)) {
             return 0;
@@ -122,6 +143,9 @@ public final class FileTokenHighWaterMark implements TokenHighWaterMark {
             long mark = Long.parseLong(lines[1].trim());
             if (mark < 0) {
                 throw new NumberFormatException("negative");
+            }
+            if (lines.length > 2 && lines[2].startsWith(ID)) {
+                idRead = lines[2].substring(ID.length()).trim();
             }
             return mark;
         } catch (NumberFormatException e) {
@@ -145,9 +169,10 @@ public final class FileTokenHighWaterMark implements TokenHighWaterMark {
 
     private void write(long mark) {
         Path temp = file.resolveSibling(file.getFileName() + ".tmp-" + UUID.randomUUID());
+        String id = idRead != null ? idRead : UUID.randomUUID().toString();
         try {
             try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer bytes = ByteBuffer.wrap((HEADER + "\n" + mark + "\n").getBytes(StandardCharsets.UTF_8));
+                ByteBuffer bytes = ByteBuffer.wrap((HEADER + "\n" + mark + "\n" + ID + id + "\n").getBytes(StandardCharsets.UTF_8));
                 while (bytes.hasRemaining()) {
                     out.write(bytes);
                 }
@@ -159,6 +184,7 @@ public final class FileTokenHighWaterMark implements TokenHighWaterMark {
                 throw new IllegalStateException("the file system of " + file + " cannot rename atomically", e);
             }
             syncDirectory();
+            idRead = id;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write token high-water mark " + file, e);
         } finally {

@@ -1,6 +1,7 @@
 package io.fencegate.issuer.redis;
 
 import io.fencegate.issuer.IssuerUnavailableException;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,6 +21,10 @@ import javax.sql.DataSource;
  * from fencegate's Flyway migrations ({@code FencegateSchema.migrate(dataSource)}). Works on
  * PostgreSQL, MariaDB/MySQL (InnoDB) and H2. Every statement is bounded by the statement
  * timeout; the data source bounds connecting (set its connect and socket timeouts).
+ *
+ * <p>The mark's {@link #identity()} is a random number in a row of its own, {@code <name>#id},
+ * made the first time it is asked for: every issuer on this database and name shares it, a mark
+ * in another database (or under another name) has another.
  */
 public final class JdbcTokenHighWaterMark implements TokenHighWaterMark {
 
@@ -27,6 +32,8 @@ public final class JdbcTokenHighWaterMark implements TokenHighWaterMark {
     private static final String LOCK = SELECT + " FOR UPDATE";
     private static final String INSERT = "INSERT INTO fencegate_token_mark (name, mark) VALUES (?, 0)";
     private static final String UPDATE = "UPDATE fencegate_token_mark SET mark = ? WHERE name = ?";
+    private static final String ID_SUFFIX = "#id";
+    private static final String INSERT_ID = "INSERT INTO fencegate_token_mark (name, mark) VALUES (?, ?)";
     /** SQLState class 23: integrity constraint violation (here: the row exists already). */
     private static final String INTEGRITY_VIOLATION = "23";
 
@@ -34,6 +41,7 @@ public final class JdbcTokenHighWaterMark implements TokenHighWaterMark {
     private final String name;
     private final int timeoutSeconds;
     private volatile boolean rowExists;
+    private volatile String identity;
 
     /**
      * @param name the mark's row: one per Redis key prefix (use the prefix itself)
@@ -41,8 +49,9 @@ public final class JdbcTokenHighWaterMark implements TokenHighWaterMark {
      */
     public JdbcTokenHighWaterMark(DataSource dataSource, String name, Duration statementTimeout) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        if (name == null || name.isEmpty() || name.length() > 255) {
-            throw new IllegalArgumentException("the mark's name must be 1..255 characters, was " + name);
+        if (name == null || name.isEmpty() || name.length() > 255 - ID_SUFFIX.length()) {
+            throw new IllegalArgumentException("the mark's name must be 1.." + (255 - ID_SUFFIX.length())
+                    + " characters, was " + name);
         }
         this.name = name;
         this.timeoutSeconds = (int) Math.max(1, statementTimeout.toSeconds());
@@ -78,6 +87,38 @@ public final class JdbcTokenHighWaterMark implements TokenHighWaterMark {
             }
             return raised;
         });
+    }
+
+    @Override
+    public String identity() {
+        if (identity != null) {
+            return identity;
+        }
+        String row = name + ID_SUFFIX;
+        try (Connection c = dataSource.getConnection(); PreparedStatement insert = c.prepareStatement(INSERT_ID)) {
+            insert.setQueryTimeout(timeoutSeconds);
+            insert.setString(1, row);
+            insert.setLong(2, new SecureRandom().nextLong() & Long.MAX_VALUE);
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            String state = e.getSQLState();
+            if (state == null || !state.startsWith(INTEGRITY_VIOLATION)) {
+                throw unavailable(e); // else another issuer made it first: read theirs
+            }
+        }
+        try (Connection c = dataSource.getConnection(); PreparedStatement select = c.prepareStatement(SELECT)) {
+            select.setQueryTimeout(timeoutSeconds);
+            select.setString(1, row);
+            try (ResultSet rs = select.executeQuery()) {
+                if (!rs.next()) {
+                    throw new IllegalStateException("token high-water mark row '" + row + "' vanished");
+                }
+                identity = "row " + name + " #" + rs.getLong(1);
+                return identity;
+            }
+        } catch (SQLException e) {
+            throw unavailable(e);
+        }
     }
 
     @Override

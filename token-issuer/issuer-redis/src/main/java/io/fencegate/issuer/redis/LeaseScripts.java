@@ -56,6 +56,7 @@ final class LeaseScripts {
     static final Script list = new Script(lua("list"), ScriptOutputType.MULTI);
     static final Script raiseCeiling = new Script(lua("raise-ceiling"), ScriptOutputType.INTEGER);
     static final Script reinit = new Script(RUN + lua("reinit"), ScriptOutputType.INTEGER);
+    static final Script claimMark = new Script(lua("claim-mark"), ScriptOutputType.MULTI);
 
     private LeaseScripts() { }
 
@@ -134,6 +135,10 @@ final class LeaseScripts {
             return Long.parseLong(new String(b, StandardCharsets.UTF_8));
         }
         throw new IllegalStateException("unexpected script reply element " + value);
+    }
+
+    static String str(Object value) {
+        return value instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(value);
     }
 
     static long first(List<Object> reply) {

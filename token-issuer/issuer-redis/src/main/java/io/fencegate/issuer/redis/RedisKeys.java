@@ -49,6 +49,12 @@ record RedisKeys(String prefix) {
      */
     String run() { return prefix + "token-run"; }
 
+    /**
+     * The identity of the durable high-water mark that covers the counter
+     * ({@link TokenHighWaterMark#identity()}): an issuer bringing another mark is refused.
+     */
+    String mark() { return prefix + "token-mark"; }
+
     /** The channel a release PUBLISHes the lock's name on, when a waiter marked the lock. */
     String releaseChannel() { return prefix + "released"; }
 }

@@ -153,6 +153,14 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         this.expiries = new ExpiryWatch(redis, keys, scheduler, this::leaseEnded);
         this.shortcut = new RunCheckShortcut(redis, redisMajorVersion);
         this.calls = new LeaseCalls(redis, keys, shortcut, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
+        try {
+            counter.claimRedis(where);
+        } catch (RuntimeException e) {
+            scheduler.shutdownNow();
+            markThread.shutdownNow();
+            closeQuietly(connection, signals);
+            throw e;
+        }
     }
 
     /** The delay is kept in Redis (a key living ttl + delay), so every instance honours it. */

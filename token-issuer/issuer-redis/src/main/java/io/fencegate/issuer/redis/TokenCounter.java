@@ -3,6 +3,7 @@ package io.fencegate.issuer.redis;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -48,6 +49,8 @@ final class TokenCounter {
     private CompletableFuture<Void> inFlight;
     /** Highest mark this issuer reserved: a reply with a lower ceiling predates that reservation. */
     private final AtomicLong reserved = new AtomicLong();
+    /** The mark's identity, recorded in Redis beside the counter ('' for a mark without one). */
+    private volatile String markId = "";
 
     TokenCounter(RedisAsyncCommands<String, String> redis, RedisKeys keys, TokenHighWaterMark mark, long block,
                  Duration commandTimeout, ExecutorService markThread) {
@@ -69,6 +72,58 @@ final class TokenCounter {
         return shared(() -> CompletableFuture.runAsync(() -> reinitWhileFrozen(highestSeen), markThread));
     }
 
+    /**
+     * Makes sure the counter under this prefix is this issuer's mark's to cover, before the
+     * issuer serves: the identity Redis records must be this mark's. With none recorded (first
+     * start, a Redis that lost its keys, an operator who deleted it to give the prefix a new mark)
+     * the mark is first raised above Redis's counter and ceiling, so it covers every token Redis
+     * may have handed out, then recorded. Blocking; called once, at start.
+     *
+     * @throws ForeignMarkException if Redis records another mark
+     */
+    void claimRedis(String where) {
+        String id = mark.identity();
+        if (id == null) {
+            log.warn("The token high-water mark {} has no identity: Redis cannot tell whether every issuer on prefix '{}' "
+                    + "shares it", mark, keys.prefix());
+            return;
+        }
+        markId = id;
+        String mode = "check";
+        long raised = 0;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            List<Object> reply = await(LeaseScripts.claimMark.<List<Object>>run(redis,
+                    new String[] {keys.mark(), keys.counter(), keys.ceiling()}, id, mode, Long.toString(raised)));
+            long code = LeaseScripts.first(reply);
+            if (code == 1) {
+                if (mode.equals("adopt")) {
+                    log.info("Recorded the token high-water mark {} ({}) for the counter under prefix '{}' at {}",
+                            mark, id, keys.prefix(), where);
+                }
+                return;
+            }
+            if (code == -3) {
+                throw foreign(where, String.valueOf(LeaseScripts.str(reply.get(1))));
+            }
+            long above = Math.max(LeaseScripts.asLong(reply.get(1)), LeaseScripts.asLong(reply.get(2)));
+            // Not a reservation (Redis's ceiling stays where it is): the mark only has to cover it.
+            long current = mark.read();
+            raised = current >= above ? current : mark.raise(above, block);
+            mode = "adopt";
+        }
+        throw new IssuerUnavailableException("Redis at " + where + ": the token counter under prefix '" + keys.prefix()
+                + "' kept moving while the high-water mark " + mark + " was being recorded");
+    }
+
+    private ForeignMarkException foreign(String where, String recorded) {
+        return new ForeignMarkException("Redis at " + where + ", key prefix '" + keys.prefix() + "': its token counter is "
+                + "covered by another high-water mark (" + recorded + ", recorded in key " + keys.mark() + "), not by this "
+                + "issuer's " + mark + " (" + markId + "). Every gateway on one Redis key prefix must share one mark: the "
+                + "same highWaterMarkFile (a copy moves it: its identity comes with it) or the same highWaterMarkUrl. To give "
+                + "the prefix a new mark on purpose, stop every gateway on it and delete the key " + keys.mark()
+                + "; the next gateway raises its mark above Redis's counter before it records it.");
+    }
+
     /** An acquire found the ceiling used up: durably reserve the next block, then let Redis use it. */
     CompletionStage<Void> reserveBlock(long counter) {
         // Not the first reservation: the one made ahead came too late, so reserve more at a time.
@@ -83,10 +138,32 @@ final class TokenCounter {
         return shared(() -> CompletableFuture.supplyAsync(() -> mark.raise(floor, size), markThread)
                 .thenCompose(raised -> {
                     reserved.accumulateAndGet(raised, Math::max);
-                    return LeaseScripts.raiseCeiling.<Long>run(redis,
-                            new String[] {keys.counter(), keys.ceiling()}, Long.toString(raised));
-                })
-                .thenApply(ignored -> null));
+                    return raiseCeiling(raised, true);
+                }));
+    }
+
+    /**
+     * Lets Redis hand out tokens up to {@code raised}, if Redis records this issuer's mark. None
+     * recorded (deleted under a live issuer): records it first, as at start, then raises.
+     */
+    private CompletableFuture<Void> raiseCeiling(long raised, boolean mayClaim) {
+        return LeaseScripts.raiseCeiling.<Long>run(redis, new String[] {keys.counter(), keys.ceiling(), keys.mark()},
+                Long.toString(raised), markId).toCompletableFuture().thenCompose(code -> {
+                    if (code == -3) {
+                        ForeignMarkException e = foreign("prefix " + keys.prefix(), "another mark");
+                        log.error("{}", e.getMessage());
+                        return CompletableFuture.failedFuture(e);
+                    }
+                    if (code == -4 && mayClaim) {
+                        return CompletableFuture.runAsync(() -> claimRedis("prefix " + keys.prefix()), markThread)
+                                .thenCompose(claimed -> raiseCeiling(raised, false));
+                    }
+                    if (code == -4) {
+                        return CompletableFuture.failedFuture(new IssuerUnavailableException("Redis at prefix '"
+                                + keys.prefix() + "' keeps losing the record of its high-water mark (" + keys.mark() + ")"));
+                    }
+                    return CompletableFuture.completedFuture(null);
+                });
     }
 
     /**
@@ -114,8 +191,13 @@ final class TokenCounter {
     private void reinitWhileFrozen(long highestSeen) {
         mark.whileFrozen(value -> {
             long outcome = await(LeaseScripts.reinit.<Long>run(redis,
-                    new String[] {keys.counter(), keys.ceiling(), keys.run()}, Long.toString(value),
-                    Long.toString(highestSeen)));
+                    new String[] {keys.counter(), keys.ceiling(), keys.run(), keys.mark()}, Long.toString(value),
+                    Long.toString(highestSeen), markId));
+            if (outcome == -3) {
+                ForeignMarkException e = foreign("prefix " + keys.prefix(), "another mark");
+                log.error("{}", e.getMessage());
+                throw e;
+            }
             if (outcome == 1 && value > 0) {
                 log.warn("Redis lost the fencing-token counter under prefix '{}' (restart without persistence or FLUSHALL?): "
                         + "restarted it at the durable high-water mark {} ({})", keys.prefix(), value, mark);

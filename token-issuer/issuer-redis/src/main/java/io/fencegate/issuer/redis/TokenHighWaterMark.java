@@ -33,4 +33,15 @@ public interface TokenHighWaterMark {
      * Used to re-create a lost counter from a mark nobody can move underneath it.
      */
     <T> T whileFrozen(LongFunction<T> action);
+
+    /**
+     * This mark's identity: made once, durably, the first time it is asked for, and the same for
+     * every issuer that shares the mark (the same file, the same database row), different for
+     * any other mark. The issuer records it in Redis beside the token counter and refuses a Redis
+     * whose counter another mark covers: two marks on one key prefix would each cover only their
+     * own issuer's tokens. Null (the default, for marks of other implementations): not checked.
+     */
+    default String identity() {
+        return null;
+    }
 }

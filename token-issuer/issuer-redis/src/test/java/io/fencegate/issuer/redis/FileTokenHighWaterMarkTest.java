@@ -36,6 +36,31 @@ class FileTokenHighWaterMarkTest {
     }
 
     @Test
+    void aMarksIdentityIsItsFilesCopiesIncludedAndAnotherFileIsAnotherMark() throws Exception {
+        Path file = dir.resolve("a/redis.mark");
+        String id = new FileTokenHighWaterMark(file).identity();
+        assertThat(id).isNotBlank();
+        assertThat(new FileTokenHighWaterMark(file).identity()).isEqualTo(id);
+        new FileTokenHighWaterMark(file).raise(0, 10);
+        assertThat(new FileTokenHighWaterMark(file).identity()).as("a raise keeps it").isEqualTo(id);
+        Files.createDirectories(dir.resolve("b"));
+        Files.copy(file, dir.resolve("b/redis.mark"));
+        assertThat(new FileTokenHighWaterMark(dir.resolve("b/redis.mark")).identity()).as("a copy is the same mark").isEqualTo(id);
+        assertThat(new FileTokenHighWaterMark(dir.resolve("c/redis.mark")).identity()).isNotEqualTo(id);
+    }
+
+    @Test
+    void aMarkFileFromBeforeIdentitiesKeepsItsMarkAndGetsOne() throws Exception {
+        Path file = dir.resolve("old.mark");
+        Files.writeString(file, "fencegate-token-high-water-mark v1\n1234\n");
+        FileTokenHighWaterMark mark = new FileTokenHighWaterMark(file);
+        String id = mark.identity();
+        assertThat(id).isNotBlank();
+        assertThat(mark.read()).isEqualTo(1234);
+        assertThat(new FileTokenHighWaterMark(file).identity()).isEqualTo(id);
+    }
+
+    @Test
     void corruptMarkIsRefusedNeverReadAsZero() throws Exception {
         Path file = dir.resolve("redis.mark");
         Files.writeString(file, "fencegate-token-high-water-mark v1\n12x\n");

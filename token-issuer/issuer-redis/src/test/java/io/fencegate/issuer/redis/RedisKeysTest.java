@@ -20,6 +20,7 @@ class RedisKeysTest {
         assertThat(keys.counter()).isEqualTo("fg:token-counter");
         assertThat(keys.ceiling()).isEqualTo("fg:token-ceiling");
         assertThat(keys.run()).isEqualTo("fg:token-run");
+        assertThat(keys.mark()).isEqualTo("fg:token-mark");
         assertThat(keys.releaseChannel()).isEqualTo("fg:released");
     }
 }

@@ -1,10 +1,13 @@
 package io.fencegate.issuer.redis;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The counter-loss contract with a {@link JdbcTokenHighWaterMark} in a real database; each issuer
@@ -35,6 +38,16 @@ abstract class SqlMarkTokenCounterLossContract extends TokenCounterLossContract 
     @Override
     TokenHighWaterMark newMark() throws Exception {
         return new JdbcTokenHighWaterMark(db.dataSource(), PREFIX, Duration.ofSeconds(10));
+    }
+
+    /** A mark under another name (or in another database) is another mark: refused on a prefix another covers. */
+    @Test
+    void anIssuerWithAnotherMarkRowIsRefused() {
+        assertThatThrownBy(() -> newIssuer(new JdbcTokenHighWaterMark(db.dataSource(), "another-mark", Duration.ofSeconds(10)))
+                .close())
+                .isInstanceOf(ForeignMarkException.class)
+                .hasMessageContaining("covered by another high-water mark (row " + PREFIX + " #")
+                .hasMessageContaining("JdbcTokenHighWaterMark[another-mark] (row another-mark #");
     }
 
     @Override

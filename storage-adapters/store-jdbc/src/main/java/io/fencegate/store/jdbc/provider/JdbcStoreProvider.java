@@ -1,6 +1,8 @@
 package io.fencegate.store.jdbc.provider;
 
 import io.fencegate.spi.ConnectFailure;
+import io.fencegate.spi.ExclusivePath;
+import io.fencegate.spi.LocalClaim;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
@@ -12,13 +14,19 @@ import io.fencegate.store.spi.StoreProvider;
 import io.fencegate.store.spi.StoreType;
 import java.time.Duration;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** {@code type: jdbc}: a {@link JdbcGuardedStore}, which also runs named statements. */
 public final class JdbcStoreProvider implements StoreProvider<JdbcStoreSettings> {
 
+    private static final Logger log = LoggerFactory.getLogger(JdbcStoreProvider.class);
     private static final StoreType<JdbcStoreSettings> TYPE = new StoreType<>("jdbc", JdbcStoreSettings.class);
 
-    /** Opens the pool and migrates fencegate's tables; an unreachable database names the url. */
+    /**
+     * Claims a local H2 file, opens the pool and migrates fencegate's tables; an unreachable
+     * database names the url. The claim is registered to close after the store.
+     */
     @Override
     public OpenedStore open(JdbcStoreSettings s, StoreContext context) {
         JdbcStoreOptions options = new JdbcStoreOptions().jdbcUrl(s.url()).username(s.user())
@@ -27,6 +35,10 @@ public final class JdbcStoreProvider implements StoreProvider<JdbcStoreSettings>
         Optional.ofNullable(s.poolSize()).ifPresent(options::poolSize);
         Duration queryTimeout = Settings.duration("queryTimeout", s.queryTimeout(), null);
         Optional.ofNullable(queryTimeout).ifPresent(options::queryTimeout);
+        // A local H2 file is this store's alone: claimed before H2 opens it, held until the gateway stops.
+        for (ExclusivePath local : s.exclusivePaths()) {
+            context.closeOnStop(LocalClaim.take(local, why -> log.error("{}", why)));
+        }
         JdbcGuardedStore store;
         try {
             store = JdbcGuardedStore.open(options);

@@ -26,7 +26,10 @@ public record JdbcStoreSettings(
      */
     @Override
     public List<ExclusivePath> exclusivePaths() {
-        return H2Files.localDatabase(url).map(p -> ExclusivePath.file("url", "H2 database", p)).stream().toList();
+        // H2 locks its .mv.db while it has it open: checked too, as it cannot be deleted without the data.
+        return H2Files.localDatabase(url)
+                .map(p -> ExclusivePath.file("url", "H2 database", p, p.getFileName() + ".mv.db"))
+                .stream().toList();
     }
 
     @Override

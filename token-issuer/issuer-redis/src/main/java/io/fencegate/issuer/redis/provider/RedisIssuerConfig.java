@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.redis.FileTokenHighWaterMark;
+import io.fencegate.issuer.redis.ForeignMarkException;
 import io.fencegate.issuer.redis.JdbcTokenHighWaterMark;
 import io.fencegate.issuer.redis.RedisIssuerOptions;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
@@ -49,6 +50,8 @@ public record RedisIssuerConfig(
         try {
             issuer = new RedisLeaseIssuer(new RedisIssuerOptions().uri(uri).keyPrefix(prefix)
                     .highWaterMark(highWaterMark(prefix, context)));
+        } catch (ForeignMarkException e) {
+            throw new InvalidSettingException(highWaterMarkFile != null ? "highWaterMarkFile" : "highWaterMarkUrl", e.getMessage(), e);
         } catch (IssuerUnavailableException e) {
             throw ConnectFailure.reason(e)
                     .map(why -> new InvalidSettingException("uri", "cannot reach Redis at " + address() + " (" + why + ")", e))
