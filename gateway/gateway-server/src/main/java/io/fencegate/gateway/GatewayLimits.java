@@ -80,7 +80,8 @@ public final class GatewayLimits {
     /**
      * What one API key's bodies may hold of {@link #bodyBudgetBytes} at once, config
      * {@code limits.bodyBudgetPerKeyBytes}; past it the key's next body is answered 429 with
-     * {@code Retry-After}. Default half the budget, at least one largest body.
+     * {@code Retry-After}. Default half the budget, at least one largest body. Without auth there
+     * is one caller, and it has the whole budget.
      */
     public long bodyBudgetPerKeyBytesFor(long maxBodyBytes) {
         return bodyBudgetPerKeyBytes > 0 ? bodyBudgetPerKeyBytes

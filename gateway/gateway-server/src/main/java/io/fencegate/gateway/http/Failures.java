@@ -3,6 +3,7 @@ package io.fencegate.gateway.http;
 import io.fencegate.gateway.FatalErrors;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.store.StoreUnavailableException;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
@@ -31,6 +32,9 @@ public final class Failures {
         Throwable failure = ctx.failure();
         if (failure != null && FatalErrors.isFatal(failure)) {
             FatalErrors.die(Thread.currentThread().getName(), failure);
+        }
+        if (unwrap(failure) instanceof HttpClosedException) {
+            return; // the client went away: no one to answer, and a 500 logged per hang-up floods the log
         }
         Problem problem = failure != null ? toProblem(failure, ctx.get(STORE)) : byStatus(ctx.statusCode());
         if (problem.status() == 500) {

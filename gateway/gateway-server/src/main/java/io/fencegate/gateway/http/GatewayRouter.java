@@ -72,10 +72,14 @@ public final class GatewayRouter {
                 LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor);
         LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout());
         GatewayLimits limits = options.limits();
+        // Shares are between API keys: without auth (loopback) there is one caller, and it has the whole budget.
+        boolean keys = options.auth().enabled();
         Bodies bodies = new Bodies(
-                new BodyBudget(limits.bodyBudgetBytes(), limits.bodyBudgetPerKeyBytesFor(options.maxBodyBytes())),
+                new BodyBudget(limits.bodyBudgetBytes(),
+                        keys ? limits.bodyBudgetPerKeyBytesFor(options.maxBodyBytes()) : Long.MAX_VALUE),
                 limits.bodyIdleTimeout(), limits.bodyTimeout(), options.requestTimeout());
-        BodyBudget tempDisk = new BodyBudget(limits.tempDiskBytes(), limits.tempDiskPerKeyBytesFor(options.maxBodyBytes()));
+        BodyBudget tempDisk = new BodyBudget(limits.tempDiskBytes(),
+                keys ? limits.tempDiskPerKeyBytesFor(options.maxBodyBytes()) : Long.MAX_VALUE);
         ItemRoutes items = new ItemRoutes(gate, metrics, bodies, tempDisk, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, bodies, options.maxKeyBytes(), options.requestTimeout());

@@ -5,26 +5,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInfo;
 
 /**
  * The hostile-tenant suite's one scenario, which every abuse vector runs through
- * {@link #assertKeyBUnharmedBy}: on a fresh {@link HostileGateway} (its own JVM, a
- * {@value HostileGateway#HEAP_MB} MiB heap), key b's {@link SteadyMix} runs quiet, then again while
- * key a runs one {@link AbuseVector}. Key b must see no 5xx and no failed call, and its p99 must stay
+ * {@link #assertKeyBUnharmedBy}: on a {@link HostileGateway} (its own JVM, a
+ * {@value HostileGateway#HEAP_MB} MiB heap; one per test class, started again if a vector left it
+ * dead), key b's {@link SteadyMix} runs quiet, then again while key a runs one {@link AbuseVector}. Key b must see no 5xx and no failed call, and its p99 must stay
  * within {@link #P99_FACTOR}× the quiet p99 (or under {@link #P99_FLOOR}, for a loaded CI machine);
  * the gateway's heap after a full GC must stay under {@link #HEAP_BOUND_BYTES} while the abuse
  * runs; and once the abuse stops, {@code /health} must be UP and both stores must serve key b
  * within {@link #RECOVERY}.
  *
- * <p>A subclass holds the vectors of one kind, one {@code @Test} each; {@link #gatewayYaml()} may
+ * <p>A subclass holds the vectors of one kind, one {@code @Test} each, sharing the class's gateway
+ * (so a vector uses lock and item names of its own, and stops all it started when closed); {@link #gatewayYaml()} may
  * add configuration sections (the default sets {@code limits.requestTimeout: 5s}, so that a request
  * the gateway cannot serve is answered within the mix's own call timeout).
  */
 abstract class HostileTenantTestBase {
     static final Duration WARM_UP = Duration.ofSeconds(2);
     static final Duration QUIET = Duration.ofSeconds(3);
-    static final Duration UNDER_ABUSE = Duration.ofSeconds(7);
+    static final Duration UNDER_ABUSE = Duration.ofSeconds(6);
     static final Duration RECOVERY = Duration.ofSeconds(5);
     static final int P99_FACTOR = 3;
     /** Below this, a p99 passes whatever the quiet one was: a loaded 2-core CI machine is noisy. */
@@ -47,12 +49,41 @@ abstract class HostileTenantTestBase {
         return "limits: { requestTimeout: 5s }";
     }
 
+    /** What a freshly started gateway is given before its first test: key b's mix, to load and compile its paths. */
+    @FunctionalInterface
+    private interface Warm {
+        void up(HostileGateway gateway) throws Exception;
+    }
+
+    /** The test class's gateway: started by the first test, again after a test that left it dead. */
+    private static HostileGateway shared;
+
+    @AfterAll
+    static void stopGateway() throws Exception {
+        if (shared != null) {
+            shared.close();
+            shared = null;
+        }
+    }
+
+    private HostileGateway gateway(String name, Warm warm) throws Exception {
+        if (shared != null && !shared.alive()) {
+            shared.close();
+            shared = null;
+        }
+        if (shared == null) {
+            shared = HostileGateway.start(name, gatewayYaml());
+            warm.up(shared);
+        }
+        return shared;
+    }
+
     protected final void assertKeyBUnharmedBy(TestInfo test, AbuseVector vector) throws Exception {
         String name = test.getTestMethod().map(m -> m.getName()).orElse("hostile");
-        try (HostileGateway gateway = HostileGateway.start(name, gatewayYaml())) {
+        HostileGateway gateway = gateway(name, started -> SteadyMix.run(new Tenant(started.uri, HostileGateway.KEY_B), WARM_UP));
+        {
             Tenant a = new Tenant(gateway.uri, HostileGateway.KEY_A);
             Tenant b = new Tenant(gateway.uri, HostileGateway.KEY_B);
-            SteadyMix.run(b, WARM_UP);
             SteadyMix.Result quiet = SteadyMix.run(b, QUIET);
             assertThat(quiet.failures()).as("key b's mix on a quiet gateway: %s", quiet).isEmpty();
 
