@@ -25,6 +25,7 @@ public final class GatewayOptions {
     private Tls tls;
     private Map<String, Duration> lockDelays = Map.of();
     private boolean ui = true;
+    private final GatewayLimits limits = new GatewayLimits();
     /** Longest lock-delay: ZooKeeper's idle-lock sweeper may remove a lock's nodes 10 min after its last lease. */
     static final Duration MAX_LOCK_DELAY = Duration.ofMinutes(5);
 
@@ -97,6 +98,9 @@ public final class GatewayOptions {
     public boolean ui() { return ui; }
     public GatewayOptions ui(boolean ui) { this.ui = ui; return this; }
 
+    /** The bounds on what a client may make the gateway hold (config {@code limits:}): bodies, temporary disk, HTTP parsing. */
+    public GatewayLimits limits() { return limits; }
+
     /** Null: plain HTTP. */
     public Tls tls() { return tls; }
     public GatewayOptions tls(Tls tls) { this.tls = tls; return this; }
@@ -131,6 +135,7 @@ public final class GatewayOptions {
                         + MAX_LOCK_DELAY.toMinutes() + "m, was " + e.getValue());
             }
         }
+        limits.validate(maxBodyBytes, maxKeyBytes);
         auth.validate();
         if (!auth.enabled() && !isLoopback(host)) {
             throw new IllegalArgumentException("server.host is '" + host

@@ -63,5 +63,17 @@ public record GatewayConfig(
         }
     }
 
-    public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {}
+    /**
+     * The request limits, and the bounds of {@code GatewayLimits} (bodies in the heap and each API
+     * key's share, a body's idle and total timeouts, temporary disk and each key's share, HTTP
+     * parsing); unset is the documented default.
+     */
+    public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait,
+                         Long bodyBudgetBytes, Long bodyBudgetPerKeyBytes, String bodyIdleTimeout, String bodyTimeout,
+                         Long tempDiskBytes, Long tempDiskPerKeyBytes, Integer maxInitialLineLength, Integer maxHeaderBytes) {
+        /** The request limits alone. */
+        public Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {
+            this(maxBodyBytes, maxKeyBytes, requestTimeout, maxTtl, maxWait, null, null, null, null, null, null, null, null);
+        }
+    }
 }

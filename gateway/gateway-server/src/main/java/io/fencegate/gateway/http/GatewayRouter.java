@@ -1,5 +1,6 @@
 package io.fencegate.gateway.http;
 
+import io.fencegate.gateway.GatewayLimits;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
@@ -70,9 +71,18 @@ public final class GatewayRouter {
         LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
                 LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor);
         LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout());
-        ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
+        GatewayLimits limits = options.limits();
+        // Shares are between API keys: without auth (loopback) there is one caller, and it has the whole budget.
+        boolean keys = options.auth().enabled();
+        Bodies bodies = new Bodies(
+                new BodyBudget(limits.bodyBudgetBytes(),
+                        keys ? limits.bodyBudgetPerKeyBytesFor(options.maxBodyBytes()) : Long.MAX_VALUE),
+                limits.bodyIdleTimeout(), limits.bodyTimeout(), options.requestTimeout());
+        BodyBudget tempDisk = new BodyBudget(limits.tempDiskBytes(),
+                keys ? limits.tempDiskPerKeyBytesFor(options.maxBodyBytes()) : Long.MAX_VALUE);
+        ItemRoutes items = new ItemRoutes(gate, metrics, bodies, tempDisk, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
-        StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
+        StatementRoutes statements = new StatementRoutes(gate, metrics, bodies, options.maxKeyBytes(), options.requestTimeout());
         OpsRoutes ops = new OpsRoutes(issuer, stores, metrics, PROBE_TIMEOUT);
 
         Router router = Router.router(vertx);

@@ -22,6 +22,8 @@ public final class Problem extends RuntimeException {
     public static final String NO_SUCH_ROUTE = PREFIX + "no-such-route";
     public static final String METHOD_NOT_ALLOWED = PREFIX + "method-not-allowed";
     public static final String TOO_LARGE = PREFIX + "too-large";
+    public static final String BODY_TIMEOUT = PREFIX + "body-timeout";
+    public static final String TOO_MANY = PREFIX + "too-many";
     public static final String STALE = PREFIX + "stale";
     public static final String LOCK_HELD = PREFIX + "lock-held";
     public static final String LEASE_GONE = PREFIX + "lease-gone";
@@ -32,6 +34,7 @@ public final class Problem extends RuntimeException {
     private final String type;
     private final String title;
     private final JsonObject extra = new JsonObject();
+    private long retryAfterSeconds = -1;
 
     public Problem(int status, String type, String title, String detail) {
         super(detail, null, false, false);
@@ -46,6 +49,17 @@ public final class Problem extends RuntimeException {
 
     public static Problem unavailable(String detail) {
         return new Problem(503, UNAVAILABLE, "Service Unavailable", detail);
+    }
+
+    /** 429: the API key holds its whole share of a shared resource ({@code what}); it may retry after {@code seconds}. */
+    public static Problem tooMany(String detail, long seconds) {
+        return new Problem(429, TOO_MANY, "Too Many Requests", detail).retryAfter(seconds);
+    }
+
+    /** Adds a {@code Retry-After} header, in seconds. */
+    public Problem retryAfter(long seconds) {
+        this.retryAfterSeconds = seconds;
+        return this;
     }
 
     /** Adds a member to the body, e.g. {@code currentToken}. */
@@ -71,6 +85,9 @@ public final class Problem extends RuntimeException {
     public void send(RoutingContext ctx) {
         if (ctx.response().ended() || ctx.response().headWritten()) {
             return;
+        }
+        if (retryAfterSeconds >= 0) {
+            ctx.response().putHeader("Retry-After", Long.toString(retryAfterSeconds));
         }
         ctx.response().setStatusCode(status)
                 .putHeader("Content-Type", "application/problem+json")
