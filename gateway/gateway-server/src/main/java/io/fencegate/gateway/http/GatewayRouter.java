@@ -3,6 +3,7 @@ package io.fencegate.gateway.http;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
+import io.fencegate.gateway.auth.Principal;
 import io.fencegate.gateway.metrics.GatewayMetrics;
 import io.fencegate.issuer.LeaseIssuer;
 import io.vertx.core.Handler;
@@ -117,7 +118,7 @@ public final class GatewayRouter {
         }
         StoreTarget target;
         try {
-            target = StoreTarget.parse(ctx.request().path(), stores);
+            target = StoreTarget.parse(ctx.request().path(), stores, Principal.of(ctx));
             ctx.put(Failures.STORE, target.binding().name());
             TokenGate.permitStore(ctx, target.binding());
         } catch (Problem p) {

@@ -1,6 +1,5 @@
 package io.fencegate.gateway.http;
 
-import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
@@ -12,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -69,6 +69,11 @@ final class LeaseEvents {
 
     void watch(RoutingContext ctx) {
         String leaseId = ctx.pathParam("leaseId");
+        // Authorized before the read, by the lock the id names (LeaseAccess); checked again on the lease read.
+        Optional<String> named = issuer.lockOf(leaseId);
+        if (named.isPresent() && !LeaseAccess.allowed(ctx, named.get())) {
+            return;
+        }
         call(ctx, issuer.find(leaseId)).onSuccess(found -> {
             if (found.isEmpty()) {
                 new Problem(410, Problem.LEASE_GONE, "Gone", "the lease has ended (expired, released or never granted)")
@@ -77,8 +82,7 @@ final class LeaseEvents {
             }
             Lease lease = found.get();
             if (!Principal.of(ctx).mayUseLock(lease.lock())) {
-                ctx.fail(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
-                        "this API key may not use lock '" + PathDecoder.shorten(lease.lock()) + "'"));
+                ctx.fail(LeaseAccess.forbidden(lease.lock()));
                 return;
             }
             if (watchers.incrementAndGet() > MAX_WATCHERS) {

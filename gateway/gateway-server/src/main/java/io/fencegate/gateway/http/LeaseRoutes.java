@@ -51,8 +51,7 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             return;
         }
         if (!Principal.of(ctx).mayUseLock(lock)) {
-            ctx.fail(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
-                    "this API key may not use lock '" + PathDecoder.shorten(lock) + "'"));
+            ctx.fail(LeaseAccess.forbidden(lock));
             return;
         }
         call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelays.apply(lock)),
@@ -75,7 +74,8 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
     }
 
     void renew(RoutingContext ctx) {
-        call(ctx, issuer.renew(ctx.pathParam("leaseId")), timeout)
+        String leaseId = ctx.pathParam("leaseId");
+        permitted(ctx, leaseId, () -> call(ctx, issuer.renew(leaseId), timeout)
                 .onSuccess(renewed -> {
                     if (renewed.isEmpty()) {
                         gone(ctx);
@@ -84,11 +84,12 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
                                 .end(new JsonObject().put("expiresAt", renewed.get().expiresAt()).encode());
                     }
                 })
-                .onFailure(ctx::fail);
+                .onFailure(ctx::fail));
     }
 
     void release(RoutingContext ctx) {
-        call(ctx, issuer.release(ctx.pathParam("leaseId")), timeout)
+        String leaseId = ctx.pathParam("leaseId");
+        permitted(ctx, leaseId, () -> call(ctx, issuer.release(leaseId), timeout)
                 .onSuccess(released -> {
                     if (released) {
                         ctx.response().setStatusCode(204).end();
@@ -96,7 +97,16 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
                         gone(ctx);
                     }
                 })
-                .onFailure(ctx::fail);
+                .onFailure(ctx::fail));
+    }
+
+    /** Runs {@code then} once the key is known to be allowed the lease's lock ({@link LeaseAccess}). */
+    private void permitted(RoutingContext ctx, String leaseId, Runnable then) {
+        new LeaseAccess(issuer, timeout).permit(ctx, leaseId).onSuccess(ok -> {
+            if (ok) {
+                then.run();
+            }
+        }).onFailure(ctx::fail);
     }
 
     /** Default page size of {@code GET /v1/leases}. */
@@ -163,8 +173,7 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
     }
 
     private static void gone(RoutingContext ctx) {
-        new Problem(410, Problem.LEASE_GONE, "Gone", "the lease has ended (expired, released or never granted)")
-                .send(ctx);
+        LeaseAccess.gone(ctx);
     }
 
     private static <T> Future<T> call(RoutingContext ctx, CompletionStage<T> stage, Duration bound) {

@@ -144,6 +144,13 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         return LeaseIds.parse(leaseId, parts.nodes().locksPath()).filter(id -> isValidPath(id.path()));
     }
 
+    /** The id's path is {@code locks/<encoded lock>/<lease node>}: the lock is its parent's name, decoded. */
+    @Override
+    protected Optional<String> lockOfId(LeaseIds.Parsed id) {
+        String parent = id.path().substring(0, id.path().lastIndexOf('/'));
+        return LockNodes.decode(LockNodes.nameOf(parent));
+    }
+
     @Override
     protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIds.Parsed id) {
         return renew(leaseId, id, 0);
