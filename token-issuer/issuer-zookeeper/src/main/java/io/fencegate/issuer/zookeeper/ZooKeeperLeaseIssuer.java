@@ -58,6 +58,7 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     private final IdleLockSweeper sweeper;
     private final LockDelays delays;
     private final LeaseListing listing;
+    private final ListingConnection listingConnection;
     private final UncontendedGrant uncontended;
     private final AcquisitionDriver driver;
     private final Clock clock;
@@ -78,7 +79,8 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         this.delays = new LockDelays(parts);
         this.uncontended = new UncontendedGrant(parts, modeMarker);
         this.driver = new AcquisitionDriver(parts, delays, uncontended);
-        this.listing = new LeaseListing(parts, builder.instanceName);
+        this.listingConnection = ownsClient ? ListingConnection.own(() -> newClient(builder)) : ListingConnection.shared(client);
+        this.listing = new LeaseListing(parts, listingConnection, builder.instanceName);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
                 : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
         // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
@@ -274,6 +276,7 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         // shutdown, not shutdownNow: the pending operation-timeout timers still fire, so a call
         // racing close fails in bounded time instead of waiting on a closed client forever.
         scheduler.shutdown();
+        listingConnection.close();
         if (ownsClient) {
             client.close();
         }
