@@ -25,6 +25,7 @@ public final class GatewayOptions {
     private Tls tls;
     private Map<String, Duration> lockDelays = Map.of();
     private boolean ui = true;
+    private KeyShares keyShares = new KeyShares();
     /** Longest lock-delay: ZooKeeper's idle-lock sweeper may remove a lock's nodes 10 min after its last lease. */
     static final Duration MAX_LOCK_DELAY = Duration.ofMinutes(5);
 
@@ -97,6 +98,10 @@ public final class GatewayOptions {
     public boolean ui() { return ui; }
     public GatewayOptions ui(boolean ui) { this.ui = ui; return this; }
 
+    /** Each API key's share of streams, watched leases, waiters and live leases (config {@code limits.perKey}). */
+    public KeyShares keyShares() { return keyShares; }
+    public GatewayOptions keyShares(KeyShares keyShares) { this.keyShares = Objects.requireNonNull(keyShares); return this; }
+
     /** Null: plain HTTP. */
     public Tls tls() { return tls; }
     public GatewayOptions tls(Tls tls) { this.tls = tls; return this; }
@@ -131,6 +136,7 @@ public final class GatewayOptions {
                         + MAX_LOCK_DELAY.toMinutes() + "m, was " + e.getValue());
             }
         }
+        keyShares.validate();
         auth.validate();
         if (!auth.enabled() && !isLoopback(host)) {
             throw new IllegalArgumentException("server.host is '" + host

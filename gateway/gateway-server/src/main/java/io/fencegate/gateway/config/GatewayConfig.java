@@ -63,5 +63,20 @@ public record GatewayConfig(
         }
     }
 
-    public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {}
+    /** {@code perKey}: each API key's share of what callers share ({@code KeyShares}); defaults there. */
+    public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait,
+                         PerKey perKey) {
+        public Limits {
+            perKey = perKey == null ? new PerKey(null, null, null, null, null, null) : perKey;
+        }
+
+        /** The sections before {@code perKey} existed. */
+        public Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {
+            this(maxBodyBytes, maxKeyBytes, requestTimeout, maxTtl, maxWait, null);
+        }
+    }
+
+    /** {@code limits.perKey}: see {@code io.fencegate.gateway.KeyShares} for each share and its default. */
+    public record PerKey(Integer watchStreams, Integer watchedLeases, Integer statusStreams, Integer keylessStatusStreams,
+                         Integer waiters, Integer leases) {}
 }

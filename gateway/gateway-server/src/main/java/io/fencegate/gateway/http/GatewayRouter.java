@@ -68,9 +68,10 @@ public final class GatewayRouter {
             }
         }
         TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
+        TenantShares shares = new TenantShares(options.keyShares(), options.auth().enabled());
         LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
-                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor);
-        LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout());
+                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor, shares);
+        LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout(), shares);
         ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
@@ -85,7 +86,7 @@ public final class GatewayRouter {
 
         ApiKeyAuthHandler auth = ApiKeyAuthHandler.create(options.auth());
         if (options.ui()) {
-            StatusPage ui = new StatusPage(issuer, activity, ops, auth, options.requestTimeout());
+            StatusPage ui = new StatusPage(issuer, activity, ops, auth, options.requestTimeout(), shares);
             router.get("/ui").handler(ui::page);
             router.get("/ui/events").handler(ui::events);
         }

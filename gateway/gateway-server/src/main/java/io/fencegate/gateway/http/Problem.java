@@ -26,12 +26,14 @@ public final class Problem extends RuntimeException {
     public static final String LOCK_HELD = PREFIX + "lock-held";
     public static final String LEASE_GONE = PREFIX + "lease-gone";
     public static final String UNAVAILABLE = PREFIX + "unavailable";
+    public static final String OVER_SHARE = PREFIX + "over-share";
     public static final String INTERNAL = PREFIX + "internal";
 
     private final int status;
     private final String type;
     private final String title;
     private final JsonObject extra = new JsonObject();
+    private long retryAfterSeconds = -1;
 
     public Problem(int status, String type, String title, String detail) {
         super(detail, null, false, false);
@@ -46,6 +48,20 @@ public final class Problem extends RuntimeException {
 
     public static Problem unavailable(String detail) {
         return new Problem(503, UNAVAILABLE, "Service Unavailable", detail);
+    }
+
+    /**
+     * 429: the caller's API key is at its share of a resource the gateway's callers share
+     * ({@code KeyShares}); the others keep theirs.
+     */
+    public static Problem overShare(String detail, long retryAfterSeconds) {
+        return new Problem(429, OVER_SHARE, "Too Many Requests", detail).retryAfter(retryAfterSeconds);
+    }
+
+    /** Sends {@code Retry-After} with the answer: when trying again may succeed. */
+    public Problem retryAfter(long seconds) {
+        this.retryAfterSeconds = seconds;
+        return this;
     }
 
     /** Adds a member to the body, e.g. {@code currentToken}. */
@@ -71,6 +87,9 @@ public final class Problem extends RuntimeException {
     public void send(RoutingContext ctx) {
         if (ctx.response().ended() || ctx.response().headWritten()) {
             return;
+        }
+        if (retryAfterSeconds >= 0) {
+            ctx.response().putHeader("Retry-After", Long.toString(retryAfterSeconds));
         }
         ctx.response().setStatusCode(status)
                 .putHeader("Content-Type", "application/problem+json")
