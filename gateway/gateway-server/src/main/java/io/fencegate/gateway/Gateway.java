@@ -69,8 +69,10 @@ public final class Gateway {
                 // A client that stops sending mid-request does not hold a connection forever.
                 .setIdleTimeout((int) Math.max(1, options.requestTimeout().toSeconds() * 2))
                 .setIdleTimeoutUnit(TimeUnit.SECONDS)
-                // A large body arrives in pieces of up to 64 KiB instead of 8: an eighth of the per-piece work.
-                .setMaxChunkSize(64 * 1024)
+                // Every parsing bound from the one place limits live (GatewayLimits).
+                .setMaxInitialLineLength(options.limits().maxInitialLineLengthFor(options.maxKeyBytes()))
+                .setMaxHeaderSize(options.limits().maxHeaderBytes())
+                .setMaxChunkSize(options.limits().maxChunkBytes())
                 // No WebSocket routes: without compression offered, Vert.x adds no WebSocket
                 // extension handler to each connection's pipeline, which every request passed through.
                 .setPerMessageWebSocketCompressionSupported(false)

@@ -25,6 +25,7 @@ public final class GatewayOptions {
     private Tls tls;
     private Map<String, Duration> lockDelays = Map.of();
     private boolean ui = true;
+    private final GatewayLimits limits = new GatewayLimits();
     private KeyShares keyShares = new KeyShares();
     /** Longest lock-delay: ZooKeeper's idle-lock sweeper may remove a lock's nodes 10 min after its last lease. */
     static final Duration MAX_LOCK_DELAY = Duration.ofMinutes(5);
@@ -98,6 +99,8 @@ public final class GatewayOptions {
     public boolean ui() { return ui; }
     public GatewayOptions ui(boolean ui) { this.ui = ui; return this; }
 
+    /** The bounds on what a client may make the gateway hold (config {@code limits:}): bodies, temporary disk, HTTP parsing. */
+    public GatewayLimits limits() { return limits; }
     /** Each API key's share of streams, watched leases, waiters and live leases (config {@code limits.perKey}). */
     public KeyShares keyShares() { return keyShares; }
     public GatewayOptions keyShares(KeyShares keyShares) { this.keyShares = Objects.requireNonNull(keyShares); return this; }
@@ -136,6 +139,7 @@ public final class GatewayOptions {
                         + MAX_LOCK_DELAY.toMinutes() + "m, was " + e.getValue());
             }
         }
+        limits.validate(maxBodyBytes, maxKeyBytes);
         keyShares.validate();
         auth.validate();
         if (!auth.enabled() && !isLoopback(host)) {

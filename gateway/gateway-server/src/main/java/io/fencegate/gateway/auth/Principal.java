@@ -81,6 +81,23 @@ public final class Principal {
     }
 
     /**
+     * Whether some lock under {@code prefix} is under one of the key's lock prefixes: asked before a
+     * request whose lock is not known until its body is read, so a key that may use no lock there
+     * is refused before a byte of the body is.
+     */
+    public boolean mayUseSomeLockUnder(String prefix) {
+        if (allLocks) {
+            return true;
+        }
+        for (String p : lockPrefixes) {
+            if (p.startsWith(prefix) || prefix.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The prefix a lease listing for {@code requested} may run with: the requested one if every
      * lock under it is allowed; narrowed to the key's one lock prefix under it, if it has exactly
      * one (a key for "orders/" asking for everything lists "orders/"); empty otherwise (403).

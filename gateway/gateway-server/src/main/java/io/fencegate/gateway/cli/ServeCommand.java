@@ -1,5 +1,6 @@
 package io.fencegate.gateway.cli;
 
+import io.fencegate.gateway.FatalErrors;
 import io.fencegate.gateway.Gateway;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.config.Backends;
@@ -61,6 +62,7 @@ final class ServeCommand implements Callable<Integer> {
             ListenAddress listen = new ListenAddress(options.host(), options.port(), port != null);
             listen.probe();
             vertx = Vertx.vertx();
+            FatalErrors.install(vertx);
             backends = Backends.open(cfg, vertx);
             GatewayMetrics metrics = GatewayMetrics.prometheus();
             Gateway gateway;

@@ -1,5 +1,6 @@
 package io.fencegate.gateway.config;
 
+import io.fencegate.gateway.GatewayLimits;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.issuer.spi.IssuerSettings;
 import io.fencegate.spi.ExclusivePath;
@@ -59,6 +60,15 @@ public final class Defaults {
         o.requestTimeout(Durations.parse("limits.requestTimeout", l.requestTimeout(), o.requestTimeout()));
         o.maxTtl(Durations.parse("limits.maxTtl", l.maxTtl(), o.maxTtl()));
         o.maxWait(Durations.parse("limits.maxWait", l.maxWait(), o.maxWait()));
+        GatewayLimits bounds = o.limits();
+        Optional.ofNullable(l.bodyBudgetBytes()).ifPresent(bounds::bodyBudgetBytes);
+        Optional.ofNullable(l.bodyBudgetPerKeyBytes()).ifPresent(bounds::bodyBudgetPerKeyBytes);
+        bounds.bodyIdleTimeout(Durations.parse("limits.bodyIdleTimeout", l.bodyIdleTimeout(), bounds.bodyIdleTimeout()));
+        bounds.bodyTimeout(Durations.parse("limits.bodyTimeout", l.bodyTimeout(), bounds.bodyTimeout()));
+        Optional.ofNullable(l.tempDiskBytes()).ifPresent(bounds::tempDiskBytes);
+        Optional.ofNullable(l.tempDiskPerKeyBytes()).ifPresent(bounds::tempDiskPerKeyBytes);
+        Optional.ofNullable(l.maxInitialLineLength()).ifPresent(bounds::maxInitialLineLength);
+        Optional.ofNullable(l.maxHeaderBytes()).ifPresent(bounds::maxHeaderBytes);
         Map<String, java.time.Duration> delays = new LinkedHashMap<>();
         config.leases().lockDelay().forEach((prefix, delay) ->
                 delays.put(prefix, Durations.parse("leases.lockDelay.\"" + prefix + "\"", delay, java.time.Duration.ZERO)));

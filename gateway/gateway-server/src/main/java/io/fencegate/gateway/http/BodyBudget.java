@@ -2,42 +2,61 @@ package io.fencegate.gateway.http;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The bytes of large request bodies this JVM holds at once. A body for a store that takes values
- * whole is read whole into the heap, and each one in flight costs about twice its size until its
- * answer is sent (a store that streams values gets large bodies piece by piece,
- * {@link StreamedBodies}, and they take no part here): without a bound, 64 PUTs of 16 MiB at once ran a 512 MiB gateway out of heap. A large
- * body reserves its size before it is read and gives it back when its answer is sent; one that
- * cannot reserve waits, its request paused (TCP pushes back on the sender), in arrival order, so
- * a large body is never starved by later ones. Bodies under {@link #SMALL} bytes do not take part:
- * they cost little, and the usual write never waits here.
+ * Bytes a gateway holds for request bodies at once, and each API key's share of them. A body read
+ * whole reserves its declared length (a chunked one, its limit) before a byte of it is read, a body
+ * streamed into a store what it may buffer, and each gives them back when its answer is sent.
+ * Without a bound, 64 PUTs of 16 MiB ran a 512 MiB gateway out of heap, and 160 slow bodies just
+ * under 1 MiB ran a 256 MiB one out.
+ *
+ * <p>A reservation that does not fit waits, its request paused (TCP pushes back on the sender), in
+ * arrival order, so a large body is never starved by later ones; a small one ({@link #SMALL}) that
+ * fits is granted at once, so the usual write never waits behind a large one. A reservation that
+ * would take its key past {@code perKey} is refused at once ({@link #reserve} answers null): one
+ * key cannot hold the budget, or the head of the queue, against the others.
+ *
+ * <p>The same mechanism bounds the temporary disk of streamed bodies (another instance).
  */
 final class BodyBudget {
-    /** Smaller bodies are not counted. */
+    /** Bodies under this may pass the queue when they fit. */
     static final long SMALL = 1 << 20;
-    /** This JVM's budget: an eighth of the heap, at least one body of the default limit (16 MiB). */
-    static final BodyBudget HEAP = new BodyBudget(Math.max(16L << 20, Runtime.getRuntime().maxMemory() / 8));
 
     private final long capacity;
+    /** What one key's reservations may add up to, waiting ones included. */
+    private final long perKey;
+    /** The most one body reserves: a body over it still passes, alone. */
+    private final long mostOneBody;
     private long free; // guarded by this
+    private final Map<String, Long> heldByKey = new HashMap<>(); // guarded by this; queued bytes count too
     private final ArrayDeque<Reservation> queue = new ArrayDeque<>(); // guarded by this
 
-    BodyBudget(long capacity) {
+    BodyBudget(long capacity, long perKey) {
         this.capacity = capacity;
+        this.perKey = perKey;
+        this.mostOneBody = Math.min(perKey, capacity);
         this.free = capacity;
+    }
+
+    /** A budget without per-key shares. */
+    BodyBudget(long capacity) {
+        this(capacity, Long.MAX_VALUE);
     }
 
     /** One body's claim: {@link #ready()} completes once it holds its bytes; {@link #release()} gives them back. */
     final class Reservation {
+        private final String key;
         private final long bytes;
         private final CompletableFuture<Void> ready = new CompletableFuture<>();
         private boolean held; // guarded by BodyBudget.this
         private boolean done; // guarded by BodyBudget.this
 
-        private Reservation(long bytes) {
+        private Reservation(String key, long bytes) {
+            this.key = key;
             this.bytes = bytes;
         }
 
@@ -58,6 +77,7 @@ final class BodyBudget {
                 } else {
                     queue.remove(this);
                 }
+                heldByKey.computeIfPresent(key, (k, v) -> v - bytes == 0 ? null : v - bytes);
                 granted = grant();
             }
             granted.forEach(r -> r.ready.complete(null));
@@ -65,24 +85,26 @@ final class BodyBudget {
     }
 
     /**
-     * Reserves {@code bytes} (at most the whole budget, so one body over it can still pass alone);
-     * bodies under {@link #SMALL} are granted at once and hold nothing.
+     * Reserves {@code bytes} (at most the key's share, so one body over it can still pass alone) for
+     * API key {@code key}; null if the key's bodies already hold or wait for their whole share.
      */
-    Reservation reserve(long bytes) {
-        if (bytes < SMALL) {
-            // Granted at once and never queued: behind a large body that waits, it would wait too.
-            Reservation small = new Reservation(0);
-            synchronized (this) {
-                small.held = true;
-            }
-            small.ready.complete(null);
-            return small;
-        }
-        Reservation r = new Reservation(Math.min(bytes, capacity));
+    Reservation reserve(String key, long bytes) {
+        Reservation r = new Reservation(key, Math.min(Math.max(0, bytes), mostOneBody));
         List<Reservation> granted;
         synchronized (this) {
-            queue.add(r);
-            granted = grant();
+            long held = heldByKey.getOrDefault(key, 0L);
+            if (r.bytes > perKey - held) {
+                return null;
+            }
+            heldByKey.put(key, held + r.bytes);
+            if (r.bytes < SMALL && r.bytes <= free) {
+                free -= r.bytes;
+                r.held = true;
+                granted = List.of(r);
+            } else {
+                queue.add(r);
+                granted = grant();
+            }
         }
         granted.forEach(g -> g.ready.complete(null));
         return r;
@@ -91,6 +113,10 @@ final class BodyBudget {
     /** Bytes free now (for tests and the status of a running gateway). */
     synchronized long free() {
         return free;
+    }
+
+    long capacity() {
+        return capacity;
     }
 
     /** Grants the queue's head while it fits; the futures are completed by the caller, outside the lock. */

@@ -1,7 +1,9 @@
 package io.fencegate.gateway.http;
 
+import io.fencegate.gateway.FatalErrors;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.store.StoreUnavailableException;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
@@ -27,6 +29,9 @@ public final class Failures {
      */
     public static void handle(RoutingContext ctx) {
         Throwable failure = ctx.failure();
+        if (failure != null && FatalErrors.isFatal(failure)) {
+            FatalErrors.die(Thread.currentThread().getName(), failure);
+        }
         Problem problem = failure != null ? toProblem(failure, ctx.get(STORE)) : byStatus(ctx.statusCode());
         if (problem.status() == 500) {
             LOG.error("{} {} failed", ctx.request().method(), ctx.request().path(), failure);
@@ -36,6 +41,10 @@ public final class Failures {
             // flow in and drop it, so a client still uploading sees the answer, then hang up.
             ctx.request().handler(null).resume();
             ctx.response().putHeader("Connection", "close");
+        }
+        if (problem.status() == 408 && ctx.request().version() != HttpVersion.HTTP_2) {
+            // A body too slow to finish: answer, then hang up rather than drain a trickle.
+            ctx.response().endHandler(v -> ctx.request().connection().close());
         }
         problem.send(ctx);
     }

@@ -1,5 +1,6 @@
 package io.fencegate.gateway.http;
 
+import io.fencegate.gateway.GatewayLimits;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
@@ -72,9 +73,14 @@ public final class GatewayRouter {
         LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
                 LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor, shares);
         LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout(), shares);
-        ItemRoutes items = new ItemRoutes(gate, metrics, options.maxKeyBytes(), options.maxBodyBytes(),
+        GatewayLimits limits = options.limits();
+        Bodies bodies = new Bodies(
+                new BodyBudget(limits.bodyBudgetBytes(), limits.bodyBudgetPerKeyBytesFor(options.maxBodyBytes())),
+                limits.bodyIdleTimeout(), limits.bodyTimeout(), options.requestTimeout());
+        BodyBudget tempDisk = new BodyBudget(limits.tempDiskBytes(), limits.tempDiskPerKeyBytesFor(options.maxBodyBytes()));
+        ItemRoutes items = new ItemRoutes(gate, metrics, bodies, tempDisk, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
-        StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
+        StatementRoutes statements = new StatementRoutes(gate, metrics, bodies, options.maxKeyBytes(), options.requestTimeout());
         OpsRoutes ops = new OpsRoutes(issuer, stores, metrics, PROBE_TIMEOUT);
 
         Router router = Router.router(vertx);

@@ -25,16 +25,17 @@ import java.util.concurrent.TimeUnit;
  * fenced reads. Store calls complete on the store's own threads and are brought back to the event
  * loop; each is bounded by the request timeout. A record: its state is what the router gives it.
  */
-record ItemRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, long maxBodyBytes, Duration timeout) {
+record ItemRoutes(TokenGate gate, GatewayMetrics metrics, Bodies bodies, BodyBudget tempDisk, int maxKeyBytes,
+                  long maxBodyBytes, Duration timeout) {
 
     void put(RoutingContext ctx, StoreTarget target) {
         guarded(ctx, target, (store, key, token) -> {
             long limit = Math.min(maxBodyBytes, store.limits().maxValueBytes());
             long declared = Bodies.declaredLength(ctx.request(), limit);
             if (StreamedBodies.worthIt(store, declared)) {
-                return StreamedBodies.write(ctx, store, key, token, limit, declared, timeout);
+                return StreamedBodies.write(ctx, bodies, tempDisk, store, key, token, limit, declared, timeout);
             }
-            return Bodies.read(ctx, limit, timeout).compose(body -> call(ctx, store.write(key, token, bytes(body))));
+            return bodies.read(ctx, limit).compose(body -> call(ctx, store.write(key, token, bytes(body))));
         });
     }
 

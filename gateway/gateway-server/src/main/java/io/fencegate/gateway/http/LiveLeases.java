@@ -48,7 +48,7 @@ final class LiveLeases {
                 });
             }
             if (held.pending + held.live.size() >= share) {
-                return Problem.overShare("this API key already holds " + share
+                return Problem.tooMany("this API key already holds " + share
                         + " live leases granted through this gateway, its share", retryAfterSeconds);
             }
             held.pending++;

@@ -22,11 +22,12 @@ public final class Problem extends RuntimeException {
     public static final String NO_SUCH_ROUTE = PREFIX + "no-such-route";
     public static final String METHOD_NOT_ALLOWED = PREFIX + "method-not-allowed";
     public static final String TOO_LARGE = PREFIX + "too-large";
+    public static final String BODY_TIMEOUT = PREFIX + "body-timeout";
+    public static final String TOO_MANY = PREFIX + "too-many";
     public static final String STALE = PREFIX + "stale";
     public static final String LOCK_HELD = PREFIX + "lock-held";
     public static final String LEASE_GONE = PREFIX + "lease-gone";
     public static final String UNAVAILABLE = PREFIX + "unavailable";
-    public static final String OVER_SHARE = PREFIX + "over-share";
     public static final String INTERNAL = PREFIX + "internal";
 
     private final int status;
@@ -50,15 +51,12 @@ public final class Problem extends RuntimeException {
         return new Problem(503, UNAVAILABLE, "Service Unavailable", detail);
     }
 
-    /**
-     * 429: the caller's API key is at its share of a resource the gateway's callers share
-     * ({@code KeyShares}); the others keep theirs.
-     */
-    public static Problem overShare(String detail, long retryAfterSeconds) {
-        return new Problem(429, OVER_SHARE, "Too Many Requests", detail).retryAfter(retryAfterSeconds);
+    /** 429: the API key holds its whole share of a shared resource ({@code what}); it may retry after {@code seconds}. */
+    public static Problem tooMany(String detail, long seconds) {
+        return new Problem(429, TOO_MANY, "Too Many Requests", detail).retryAfter(seconds);
     }
 
-    /** Sends {@code Retry-After} with the answer: when trying again may succeed. */
+    /** Adds a {@code Retry-After} header, in seconds. */
     public Problem retryAfter(long seconds) {
         this.retryAfterSeconds = seconds;
         return this;

@@ -54,7 +54,7 @@ final class ShareCounter {
         });
         if (over[0]) {
             all.decrementAndGet();
-            return Problem.overShare((bucket.equals(KEYLESS) ? "callers without an API key" : "this API key")
+            return Problem.tooMany((bucket.equals(KEYLESS) ? "callers without an API key" : "this API key")
                     + " already hold " + share + " " + what + ", their share of this gateway", retryAfterSeconds);
         }
         return null;

@@ -1,6 +1,8 @@
 package io.fencegate.gateway.http;
 
 import io.fencegate.gateway.StoreBinding;
+import io.fencegate.gateway.auth.ApiKeyAuthHandler;
+import io.fencegate.gateway.auth.Principal;
 import io.fencegate.gateway.metrics.GatewayMetrics;
 import io.fencegate.gateway.metrics.GatewayMetrics.WriteOutcome;
 import io.fencegate.store.Executed;
@@ -22,10 +24,14 @@ import java.util.concurrent.TimeUnit;
  * {@code POST /v1/stores/{store}/statements/{name}} with {@code {"key":K,"params":{…}}}: runs a
  * statement from config, its parameters bound (never spliced into the SQL), in one transaction
  * that holds the guard row of {@code K}. The key is in the body, so the checks run: unknown store
- * or statement 404, token 428/400, body 413/400, key 400, lock 403, guard 409.
+ * or statement 404, token 428/400, 403 before the body (the API key may use no lock of the store;
+ * for a store with one lock, the whole lock and grant check), body 413/400, key 400, lock and grant
+ * 403, guard 409. No byte of the body is read, budgeted or invited ({@code 100 Continue}) before the
+ * first 403.
  */
-record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, Duration timeout) {
-    private static final long MAX_BODY = 1024 * 1024;
+record StatementRoutes(TokenGate gate, GatewayMetrics metrics, Bodies bodies, int maxKeyBytes, Duration timeout) {
+    /** A key and a few scalar parameters: far less than this. */
+    static final long MAX_BODY = 64 * 1024;
 
     void post(RoutingContext ctx, StoreTarget target) {
         StoreBinding b = target.binding();
@@ -36,7 +42,7 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, 
                     "Not Found", "store '" + b.name() + "' has no statement named '" + PathDecoder.shorten(name)
                             + "'; configured: " + b.named().keySet()));
             long token = TokenGate.required(ctx);
-            done = Bodies.read(ctx, MAX_BODY, timeout).compose(body -> {
+            done = beforeBody(ctx, b, token).compose(v -> bodies.read(ctx, MAX_BODY)).compose(body -> {
                 Call call = Call.parse(body, Math.min(maxKeyBytes, b.store().limits().maxKeyBytes()));
                 ctx.put(StoreActivity.KEY, call.key());
                 return gate.admit(ctx, b, call.key(), token)
@@ -54,6 +60,21 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, int maxKeyBytes, 
             }
             ctx.fail(t);
         });
+    }
+
+    /**
+     * What can be authorized before the key is known: a store with one lock, all of it (its lock and
+     * the token's grant); otherwise that the API key may use some lock of the store.
+     */
+    private Future<Void> beforeBody(RoutingContext ctx, StoreBinding b, long token) {
+        if (b.lock() != null) {
+            return gate.admit(ctx, b, "", token);
+        }
+        if (!Principal.of(ctx).mayUseSomeLockUnder(b.lockPrefix())) {
+            return Future.failedFuture(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
+                    "this API key may use no lock of store '" + b.name() + "'"));
+        }
+        return Future.succeededFuture();
     }
 
     private void answer(RoutingContext ctx, String store, long token, StatementResult result) {

@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
  * A PUT's body handed to a store that takes values in pieces ({@link GuardedStore#streamsValues()})
  * as it arrives, instead of read whole into the heap: at most about twice {@link #HIGH_WATER} bytes
  * of a body are in this JVM at once (above that the request is paused and TCP pushes back on the
- * sender), so these bodies take no share of the {@link BodyBudget} and never wait for it.
+ * sender), and that much is what it reserves of the heap's {@link BodyBudget}. Its declared length
+ * (a chunked one, its limit) is reserved of the temporary-disk budget, so concurrent uploads cannot
+ * fill the disk; and it has the {@link BodyDeadline}s of every body.
  *
  * <p>The store judges the guard when the whole body has been written ({@link StreamedWrite#commit}).
  * A body that grows past the limit (413), a client that goes away before the end, or a failed
@@ -45,9 +47,18 @@ final class StreamedBodies {
     }
 
     /** Streams the request's body (the request paused, {@code declared} from {@link Bodies#declaredLength}) into a write of {@code key}. */
-    static Future<WriteResult> write(RoutingContext ctx, GuardedStore store, String key, long token, long limit,
-                                     long declared, Duration timeout) {
+    static Future<WriteResult> write(RoutingContext ctx, Bodies bodies, BodyBudget disk, GuardedStore store, String key,
+                                     long token, long limit, long declared, Duration timeout) {
+        long expected = declared < 0 ? limit : declared;
+        return bodies.reserve(ctx, bodies.heap(), Math.min(expected, 2L * HIGH_WATER), "request bodies")
+                .compose(v -> bodies.reserve(ctx, disk, expected, "streamed bodies (temporary disk)"))
+                .compose(v -> pump(ctx, bodies, store, key, token, limit, declared, timeout));
+    }
+
+    private static Future<WriteResult> pump(RoutingContext ctx, Bodies bodies, GuardedStore store, String key,
+                                            long token, long limit, long declared, Duration timeout) {
         Pump pump = new Pump(ctx.request(), ctx.vertx().getOrCreateContext(), limit, timeout);
+        pump.deadline = bodies.deadline(ctx, pump::fail);
         ctx.addEndHandler(v -> pump.fail(new IllegalStateException("the request ended before its body did")));
         pump.bounded(store.openWrite(key, token, declared)).onComplete(opened -> {
             if (opened.failed()) {
@@ -66,6 +77,7 @@ final class StreamedBodies {
         private final long limit;
         private final Duration timeout;
         private final Promise<WriteResult> result = Promise.promise();
+        private BodyDeadline deadline;
         private StreamedWrite write;
         private List<ByteBuffer> pending = new ArrayList<>();
         private long pendingBytes;
@@ -93,6 +105,7 @@ final class StreamedBodies {
             request.exceptionHandler(this::fail);
             request.endHandler(v -> {
                 ended = true;
+                deadline.stop();
                 next();
             });
             Bodies.invite(request);
@@ -103,6 +116,7 @@ final class StreamedBodies {
             if (done) {
                 return;
             }
+            deadline.heard();
             received += chunk.length();
             if (received > limit) {
                 // A chunked body that grows past the limit: stop reading; the answer closes the connection.
@@ -148,10 +162,14 @@ final class StreamedBodies {
         }
 
         void fail(Throwable cause) {
+            if (deadline != null) {
+                deadline.stop();
+            }
             if (done) {
                 return;
             }
             done = true;
+            request.handler(null);
             if (write != null) {
                 write.abort();
             }

@@ -48,7 +48,7 @@ final class TenantShares {
             Map<String, Integer> leasesOfBucket = watched.computeIfAbsent(bucket, b -> new HashMap<>());
             if (!leasesOfBucket.containsKey(leaseId) && leasesOfBucket.size() >= shares.watchedLeases()) {
                 watchStreams.give(bucket);
-                return Problem.overShare("this API key already watches " + shares.watchedLeases()
+                return Problem.tooMany("this API key already watches " + shares.watchedLeases()
                         + " leases, its share of this gateway", STREAM_RETRY_AFTER_S);
             }
             leasesOfBucket.merge(leaseId, 1, Integer::sum);

@@ -2,6 +2,7 @@ package io.fencegate.gateway.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.binder.jvm.JvmCompilationMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -11,6 +12,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 // the old io.micrometer.prometheus package is the deprecated simpleclient flavour.
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.fencegate.gateway.GatewayLimits;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Map;
@@ -51,7 +53,19 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
         }
     }
 
+    /** The methods a request's timer is labelled with; any other is {@code other}. */
+    private static final java.util.Set<String> KNOWN_METHODS =
+            java.util.Set.of("GET", "PUT", "POST", "DELETE", "HEAD", "OPTIONS", "PATCH");
+
     PrometheusGatewayMetrics() {
+        // Labels come from closed sets (route patterns, known methods, the statuses the gateway
+        // answers); these caps are the second line of defence, should a label ever come from a client.
+        registry.config()
+                .meterFilter(MeterFilter.maximumAllowableTags("fencegate.http.requests", "route", 64, MeterFilter.deny()))
+                .meterFilter(MeterFilter.maximumAllowableTags("fencegate.http.requests", "method", 16, MeterFilter.deny()))
+                .meterFilter(MeterFilter.maximumAllowableTags("fencegate.http.requests", "status", 64, MeterFilter.deny()))
+                .meterFilter(MeterFilter.maximumAllowableTags("fencegate", "store", 256, MeterFilter.deny()))
+                .meterFilter(MeterFilter.maximumAllowableMetrics(GatewayLimits.MAX_METER_SERIES));
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         // JIT time: a fresh gateway spends its first tens of seconds compiling, which shows in latency.
@@ -100,10 +114,15 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
         return ctx -> {
             long start = System.nanoTime();
             // The end handler also runs when the client goes away mid-answer, so no request escapes.
-            ctx.addEndHandler(done -> recordRequest(route, ctx.request().method().name(),
+            ctx.addEndHandler(done -> recordRequest(route, methodLabel(ctx.request().method().name()),
                     ctx.response().getStatusCode(), System.nanoTime() - start));
             handler.handle(ctx);
         };
+    }
+
+    /** A method from the closed set, or {@code other}: a client may send any token as a method. */
+    static String methodLabel(String method) {
+        return KNOWN_METHODS.contains(method) ? method : "other";
     }
 
     private void recordRequest(String route, String method, int status, long nanos) {

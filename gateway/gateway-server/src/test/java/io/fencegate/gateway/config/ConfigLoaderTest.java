@@ -39,6 +39,35 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void everyBoundOnBodiesAndTemporaryDiskIsANamedLimitCheckedAtStart() {
+        String limits = "limits: { maxBodyBytes: 1024, requestTimeout: 5s, maxTtl: 10m }";
+        GatewayOptions o = Defaults.options(ConfigLoader.parse(VALID.replace(limits,
+                "limits: { maxBodyBytes: 1024, bodyBudgetBytes: 33554432, bodyBudgetPerKeyBytes: 8388608,"
+                        + " bodyIdleTimeout: 3s, bodyTimeout: 20s, tempDiskBytes: 1000000, tempDiskPerKeyBytes: 250000,"
+                        + " maxInitialLineLength: 8192, maxHeaderBytes: 4096 }"), Map.of())).validate();
+        assertThat(o.limits().bodyBudgetBytes()).isEqualTo(32L << 20);
+        assertThat(o.limits().bodyBudgetPerKeyBytesFor(o.maxBodyBytes())).isEqualTo(8L << 20);
+        assertThat(o.limits().bodyIdleTimeout()).isEqualTo(java.time.Duration.ofSeconds(3));
+        assertThat(o.limits().bodyTimeout()).isEqualTo(java.time.Duration.ofSeconds(20));
+        assertThat(o.limits().tempDiskPerKeyBytesFor(o.maxBodyBytes())).isEqualTo(250_000);
+        assertThat(o.limits().maxInitialLineLengthFor(o.maxKeyBytes())).isEqualTo(8192);
+        assertThat(o.limits().maxHeaderBytes()).isEqualTo(4096);
+
+        assertThatThrownBy(() -> Defaults.options(ConfigLoader.parse(VALID.replace(limits,
+                "limits: { maxKeyBytes: 2048, maxInitialLineLength: 4096 }"), Map.of())).validate())
+                .hasMessageStartingWith("limits.maxInitialLineLength 4096 cannot hold a key of limits.maxKeyBytes 2048");
+        assertThat(Defaults.options(ConfigLoader.parse(VALID.replace(limits, "limits: { maxKeyBytes: 2048 }"), Map.of()))
+                .validate().limits().maxInitialLineLengthFor(2048)).as("derived: room for every key percent-encoded")
+                .isGreaterThanOrEqualTo(3 * 2048 + 100);
+        assertThatThrownBy(() -> Defaults.options(ConfigLoader.parse(VALID.replace(limits,
+                "limits: { bodyBudgetBytes: 33554432, bodyBudgetPerKeyBytes: 67108864 }"), Map.of())).validate())
+                .hasMessageStartingWith("limits.bodyBudgetPerKeyBytes must be from limits.maxBodyBytes");
+        assertThatThrownBy(() -> Defaults.options(ConfigLoader.parse(VALID.replace(limits,
+                "limits: { bodyIdleTimeout: 30s, bodyTimeout: 10s }"), Map.of())).validate())
+                .hasMessageStartingWith("limits.bodyTimeout (PT10S) must be at least limits.bodyIdleTimeout");
+    }
+
+    @Test
     void aValidConfigMapsToOptionsAndStores() {
         GatewayConfig config = ConfigLoader.parse(VALID, Map.of());
         Backends.validate(config);

@@ -15,9 +15,8 @@ import org.junit.jupiter.api.Timeout;
 class BodyMemoryHostileIT extends HostileTenantTestBase {
     private static final long TRICKLE_MS = 2000;
 
-    /** Key a's own lease on {@code main/a/x}, for PUTs whose grant check passes. */
-    private static String putHead(Tenant a, String framing) throws Exception {
-        Tenant.Lease lease = a.acquire("main/a/x", 60_000);
+    /** A PUT's head with key a's lease, so that its grant check passes. */
+    private static String putHead(Tenant a, Tenant.Lease lease, String framing) {
         return "PUT " + Tenant.itemPath("main", "a/x") + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
                 + a.apiKey + "\r\nFencing-Token: " + lease.token() + "\r\n" + framing;
     }
@@ -26,7 +25,8 @@ class BodyMemoryHostileIT extends HostileTenantTestBase {
     @Test
     void declaredBodiesJustUnderOneMibDoNotExhaustTheHeap(TestInfo test) throws Exception {
         assertKeyBUnharmedBy(test, (a, gateway) -> {
-            Trickle trickle = Trickle.open(gateway.uri, 160, putHead(a, "Content-Length: 1048575"), false, TRICKLE_MS);
+            Tenant.Lease lease = a.acquire("main/a/x", 60_000);
+            Trickle trickle = Trickle.open(gateway.uri, 160, putHead(a, lease, "Content-Length: 1048575"), false, TRICKLE_MS);
             Thread.sleep(1500); // the grant checks pass and the bodies are admitted
             return trickle;
         });
@@ -39,8 +39,9 @@ class BodyMemoryHostileIT extends HostileTenantTestBase {
     @Test
     void trickledBodiesDoNotHoldTheBodyBudget(TestInfo test) throws Exception {
         assertKeyBUnharmedBy(test, (a, gateway) -> {
-            Trickle chunked = Trickle.open(gateway.uri, 2, putHead(a, "Transfer-Encoding: chunked"), true, TRICKLE_MS);
-            Trickle declared = Trickle.open(gateway.uri, 2, putHead(a, "Content-Length: " + (8 << 20)), false, TRICKLE_MS);
+            Tenant.Lease lease = a.acquire("main/a/x", 60_000);
+            Trickle chunked = Trickle.open(gateway.uri, 2, putHead(a, lease, "Transfer-Encoding: chunked"), true, TRICKLE_MS);
+            Trickle declared = Trickle.open(gateway.uri, 2, putHead(a, lease, "Content-Length: " + (8 << 20)), false, TRICKLE_MS);
             Thread.sleep(1500);
             return () -> {
                 chunked.close();
@@ -50,8 +51,8 @@ class BodyMemoryHostileIT extends HostileTenantTestBase {
     }
 
     /**
-     * A key that may use no lock of b's store's statement, with a token it was never granted, opens
-     * 32 chunked statement POSTs: it must be refused before its body is read, budgeted or invited
+     * A key that may use no lock of the store, with a token it was never granted, opens 32 chunked
+     * statement POSTs: it must be refused before its body is read, budgeted or invited
      * ({@code 100 Continue}).
      */
     @Test
@@ -59,7 +60,7 @@ class BodyMemoryHostileIT extends HostileTenantTestBase {
         AtomicReference<Trickle> opened = new AtomicReference<>();
         assertKeyBUnharmedBy(test, (a, gateway) -> {
             String head = "POST /v1/stores/main/statements/touch HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-                    + a.apiKey + "\r\nFencing-Token: 999999\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked";
+                    + HostileGateway.KEY_NO_ITEMS + "\r\nFencing-Token: 999999\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked";
             Trickle trickle = Trickle.open(gateway.uri, 32, head, true, TRICKLE_MS);
             opened.set(trickle);
             Thread.sleep(1500);

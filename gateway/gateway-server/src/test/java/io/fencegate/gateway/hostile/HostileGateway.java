@@ -21,13 +21,15 @@ import java.util.stream.Stream;
  * JVM of its own, from the built classpath, with a small heap ({@link #HEAP_MB}), an embedded
  * ZooKeeper, an H2 store {@code main} (with a statement {@code touch}) and a files store
  * {@code files}. Two API keys, {@link #KEY_A} and {@link #KEY_B}, each scoped to its own prefixes
- * ({@code main/a/}, {@code files/a/}, {@code a/}; the same for b) on both stores.
+ * ({@code main/a/}, {@code files/a/}, {@code a/}; the same for b) on both stores, and
+ * {@link #KEY_NO_ITEMS}, which may use both stores but no lock of either (a key scoped elsewhere).
  */
 final class HostileGateway implements AutoCloseable {
     /** The gateway JVM's heap: small, so that what leaks or is over-allocated shows within seconds. */
     static final int HEAP_MB = 192;
     static final String KEY_A = "tenant-a-4f9c2e7b1d8a6035e2c9f4b7";
     static final String KEY_B = "tenant-b-8e1d5a3c7f0b9264d1a8e5c3";
+    static final String KEY_NO_ITEMS = "tenant-n-3b7e9d1f5a2c8046b9d3f7a1";
     private static final Pattern HEAP_USED = Pattern.compile(
             "(?m)^jvm_memory_used_bytes\\{[^}]*area=\"heap\"[^}]*\\} ([0-9.eE+]+)$");
 
@@ -53,6 +55,7 @@ final class HostileGateway implements AutoCloseable {
                   keys:
                     - { name: a, sha256: %s, stores: [main, files], lockPrefixes: ["main/a/", "files/a/", "a/"] }
                     - { name: b, sha256: %s, stores: [main, files], lockPrefixes: ["main/b/", "files/b/", "b/"] }
+                    - { name: n, sha256: %s, stores: [main, files], lockPrefixes: ["elsewhere/"] }
                 issuer: { type: embedded-zookeeper, dataDir: "%s" }
                 stores:
                   main:
@@ -64,6 +67,7 @@ final class HostileGateway implements AutoCloseable {
                       touch: "UPDATE fencegate_item SET token = token WHERE resource = :k"
                   files: { type: files, dir: "%s" }
                 """.formatted(extraYaml, ApiKeyHasher.sha256Hex(KEY_A), ApiKeyHasher.sha256Hex(KEY_B),
+                ApiKeyHasher.sha256Hex(KEY_NO_ITEMS),
                 work.resolve("zookeeper"), work.resolve("h2").resolve("main"), work.resolve("files")));
         GatewayProcess process = GatewayProcess.java(work,
                 List.of("-XX:TieredStopAtLevel=1", "-Xmx" + HEAP_MB + "m", "-Xss512k"),

@@ -57,13 +57,21 @@ abstract class HostileTenantTestBase {
             assertThat(quiet.failures()).as("key b's mix on a quiet gateway: %s", quiet).isEmpty();
 
             SteadyMix.Result loaded;
-            long heapUnderAbuse;
+            long heapUnderAbuse = -1;
+            String heapError = "the gateway is gone";
             try (AutoCloseable abuse = vector.start(a, gateway)) {
                 loaded = SteadyMix.run(b, UNDER_ABUSE);
-                heapUnderAbuse = gateway.alive() ? heapAfterGc(gateway, b) : -1;
+                if (gateway.alive()) {
+                    try {
+                        heapUnderAbuse = gateway.heapAfterGcBytes(b.http);
+                    } catch (Exception | AssertionError e) {
+                        heapError = e.toString();
+                    }
+                }
             }
             String report = "quiet: " + quiet + "\nunder abuse: " + loaded + "\nheap after GC under abuse: "
-                    + (heapUnderAbuse >> 20) + " MiB\ngateway output:\n" + gateway.process.child().tail();
+                    + (heapUnderAbuse >= 0 ? (heapUnderAbuse >> 20) + " MiB" : "not measured: " + heapError)
+                    + "\ngateway output:\n" + gateway.process.child().tail();
             System.out.println("[" + name + "] " + report.replace("\ngateway output:", "").split("\n", 4)[0]
                     + " | " + loaded + " | heap " + (heapUnderAbuse >> 20) + " MiB");
 
@@ -76,14 +84,6 @@ abstract class HostileTenantTestBase {
             assertThat(heapUnderAbuse).as("heap after GC under abuse (bytes)\n%s", report)
                     .isBetween(0L, HEAP_BOUND_BYTES);
             assertRecovers(b, report);
-        }
-    }
-
-    private static long heapAfterGc(HostileGateway gateway, Tenant b) {
-        try {
-            return gateway.heapAfterGcBytes(b.http);
-        } catch (Exception e) {
-            return -1;
         }
     }
 

@@ -10,9 +10,9 @@ class BodyBudgetTest {
     @Test
     void aLargeBodyWaitsUntilEarlierOnesGiveTheirBytesBack() {
         BodyBudget budget = new BodyBudget(32 * MIB);
-        BodyBudget.Reservation first = budget.reserve(16 * MIB);
-        BodyBudget.Reservation second = budget.reserve(16 * MIB);
-        BodyBudget.Reservation third = budget.reserve(16 * MIB);
+        BodyBudget.Reservation first = budget.reserve("k", 16 * MIB);
+        BodyBudget.Reservation second = budget.reserve("k", 16 * MIB);
+        BodyBudget.Reservation third = budget.reserve("k", 16 * MIB);
         assertThat(first.ready()).isCompleted();
         assertThat(second.ready()).isCompleted();
         assertThat(third.ready()).as("over the budget: waits").isNotDone();
@@ -28,9 +28,9 @@ class BodyBudgetTest {
     @Test
     void waitersAreGrantedInArrivalOrderSoALargeOneIsNotStarvedByLaterSmallerOnes() {
         BodyBudget budget = new BodyBudget(32 * MIB);
-        BodyBudget.Reservation holder = budget.reserve(24 * MIB);
-        BodyBudget.Reservation large = budget.reserve(16 * MIB);
-        BodyBudget.Reservation later = budget.reserve(4 * MIB);
+        BodyBudget.Reservation holder = budget.reserve("k", 24 * MIB);
+        BodyBudget.Reservation large = budget.reserve("k", 16 * MIB);
+        BodyBudget.Reservation later = budget.reserve("k", 4 * MIB);
         assertThat(large.ready()).isNotDone();
         assertThat(later.ready()).as("fits, but a larger body came first").isNotDone();
 
@@ -42,9 +42,9 @@ class BodyBudgetTest {
     @Test
     void aWaiterThatGivesUpLeavesTheQueueAndAReleaseTwiceGivesBackOnce() {
         BodyBudget budget = new BodyBudget(16 * MIB);
-        BodyBudget.Reservation holder = budget.reserve(16 * MIB);
-        BodyBudget.Reservation gaveUp = budget.reserve(8 * MIB);
-        BodyBudget.Reservation next = budget.reserve(8 * MIB);
+        BodyBudget.Reservation holder = budget.reserve("k", 16 * MIB);
+        BodyBudget.Reservation gaveUp = budget.reserve("k", 8 * MIB);
+        BodyBudget.Reservation next = budget.reserve("k", 8 * MIB);
         gaveUp.release(); // its request timed out while waiting
         holder.release();
         holder.release();
@@ -54,30 +54,64 @@ class BodyBudgetTest {
     }
 
     @Test
-    void smallBodiesAndOneBodyOverTheWholeBudgetAreNeverStuck() {
+    void everyBodyCountsSmallOnesTooAndOneOverTheWholeBudgetPassesAlone() {
         BodyBudget budget = new BodyBudget(16 * MIB);
-        BodyBudget.Reservation holder = budget.reserve(16 * MIB);
-        BodyBudget.Reservation small = budget.reserve(BodyBudget.SMALL - 1);
-        assertThat(small.ready()).as("small bodies are not counted").isCompleted();
+        BodyBudget.Reservation holder = budget.reserve("k", 16 * MIB);
+        BodyBudget.Reservation small = budget.reserve("k", BodyBudget.SMALL - 1);
+        assertThat(small.ready()).as("a small body is counted: it waits while the budget is full").isNotDone();
         holder.release();
-        BodyBudget.Reservation huge = budget.reserve(64 * MIB);
+        assertThat(small.ready()).isCompleted();
+        small.release();
+        BodyBudget.Reservation huge = budget.reserve("k", 64 * MIB);
         assertThat(huge.ready()).as("clamped to the whole budget: passes alone").isCompleted();
         huge.release();
         assertThat(budget.free()).isEqualTo(16 * MIB);
     }
 
     @Test
-    void aSmallBodyIsNotQueuedBehindALargeOneThatWaits() {
-        BodyBudget budget = new BodyBudget(16 * MIB);
-        BodyBudget.Reservation holder = budget.reserve(16 * MIB);
-        BodyBudget.Reservation large = budget.reserve(16 * MIB);
-        BodyBudget.Reservation small = budget.reserve(BodyBudget.SMALL - 1);
+    void aSmallBodyThatFitsIsNotQueuedBehindALargeOneThatWaits() {
+        BodyBudget budget = new BodyBudget(32 * MIB);
+        BodyBudget.Reservation holder = budget.reserve("k", 20 * MIB);
+        BodyBudget.Reservation large = budget.reserve("k", 16 * MIB);
+        BodyBudget.Reservation small = budget.reserve("k", BodyBudget.SMALL - 1);
         assertThat(large.ready()).isNotDone();
         assertThat(small.ready()).as("the usual write never waits for large bodies").isCompleted();
         small.release();
         holder.release();
         assertThat(large.ready()).isCompleted();
         large.release();
-        assertThat(budget.free()).isEqualTo(16 * MIB);
+        assertThat(budget.free()).isEqualTo(32 * MIB);
+    }
+
+    @Test
+    void aKeyAtItsShareIsRefusedWhileAnotherKeyGetsItsShare() {
+        BodyBudget budget = new BodyBudget(32 * MIB, 16 * MIB);
+        BodyBudget.Reservation a1 = budget.reserve("a", 16 * MIB);
+        assertThat(budget.reserve("a", 1)).as("key a holds its whole share: refused, not queued").isNull();
+        BodyBudget.Reservation b1 = budget.reserve("b", 8 * MIB);
+        BodyBudget.Reservation b2 = budget.reserve("b", 8 * MIB);
+        assertThat(a1.ready()).isCompleted();
+        assertThat(b1.ready()).isCompleted();
+        assertThat(b2.ready()).isCompleted();
+        a1.release();
+        BodyBudget.Reservation a2 = budget.reserve("a", 64 * MIB);
+        assertThat(a2).as("clamped to the share: one body over it passes alone").isNotNull();
+        assertThat(a2.ready()).isCompleted();
+        a2.release();
+        b1.release();
+        b2.release();
+        assertThat(budget.free()).isEqualTo(32 * MIB);
+    }
+
+    @Test
+    void queuedBytesCountAgainstTheKeysShare() {
+        BodyBudget budget = new BodyBudget(16 * MIB, 12 * MIB);
+        BodyBudget.Reservation b = budget.reserve("b", 12 * MIB);
+        BodyBudget.Reservation a = budget.reserve("a", 12 * MIB);
+        assertThat(a.ready()).isNotDone();
+        assertThat(budget.reserve("a", 2 * MIB)).as("a's waiting body counts toward its share").isNull();
+        a.release();
+        assertThat(budget.reserve("a", 2 * MIB)).as("a timed-out wait gives the share back").isNotNull();
+        b.release();
     }
 }

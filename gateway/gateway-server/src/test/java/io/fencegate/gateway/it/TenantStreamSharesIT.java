@@ -155,6 +155,6 @@ class TenantStreamSharesIT {
     private static void assertOverShare(int status, java.net.http.HttpHeaders headers, String body) {
         assertThat(status).as(body).isEqualTo(429);
         assertThat(headers.firstValue("Retry-After")).as("Retry-After").isPresent();
-        assertThat(new JsonObject(body).getString("type")).isEqualTo("urn:fencegate:problem:over-share");
+        assertThat(new JsonObject(body).getString("type")).isEqualTo("urn:fencegate:problem:too-many");
     }
 }

@@ -83,6 +83,36 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void inventedMethodsShareOneLabelSoAClientCannotGrowTheSeries() throws Exception {
+        GatewayMetrics m = GatewayMetrics.prometheus();
+        Vertx vertx = Vertx.vertx();
+        try {
+            Router router = Router.router(vertx);
+            router.route("/v1/stores/:store/items/*").handler(m.timed("/v1/stores/{store}/items/{key}",
+                    ctx -> ctx.response().setStatusCode(405).end()));
+            int port = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1")
+                    .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).actualPort();
+            HttpClient http = HttpClient.newHttpClient();
+            for (String method : new String[] {"FOO1", "FOO2", "BREW", "GET"}) {
+                http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/stores/s/items/k"))
+                        .timeout(Duration.ofSeconds(20)).method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.discarding());
+            }
+            String other = "method=\"other\",route=\"/v1/stores/{store}/items/{key}\",status=\"405\"";
+            String text = m.scrape();
+            for (long deadline = System.nanoTime() + 5_000_000_000L;
+                    !text.contains("_count{" + other + "} 3") && System.nanoTime() < deadline; text = m.scrape()) {
+                Thread.sleep(10);
+            }
+            assertThat(text).contains("fencegate_http_requests_seconds_count{" + other + "} 3")
+                    .contains("method=\"GET\"")
+                    .doesNotContain("FOO1").doesNotContain("BREW");
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void noopCountsNothingAndHandsTheRouteItsOwnHandler() {
         GatewayMetrics m = GatewayMetrics.noop();
         io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> h = ctx -> {};

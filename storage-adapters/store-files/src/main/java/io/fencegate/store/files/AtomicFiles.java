@@ -31,6 +31,14 @@ public final class AtomicFiles {
     static final String TEMP_PREFIX = ".fg-tmp-";
     /** Temporaries younger than this may belong to a live writer in another process. */
     private static final Duration ORPHAN_AGE = Duration.ofMinutes(1);
+    /**
+     * What this process's temporaries are named after the prefix: its host's tag, its PID and its
+     * start time, so a process that opens the store can tell a dead writer's temporary on this host
+     * (a kill -9 mid-write, even one whose restart got the same PID, as PID 1 in a container does)
+     * from a live one's, and delete it at once instead of a minute later.
+     */
+    private static final String HOST = hostTag();
+    private static final String OWNER = HOST + "-" + ownerOf(ProcessHandle.current()) + "-";
 
     private AtomicFiles() {}
 
@@ -59,7 +67,7 @@ public final class AtomicFiles {
     static Path newTemporary(Path root, Path target) throws IOException {
         Path dir = target.getParent();
         createDirectoriesBelow(root, dir);
-        return dir.resolve(TEMP_PREFIX + UUID.randomUUID());
+        return dir.resolve(TEMP_PREFIX + OWNER + UUID.randomUUID());
     }
 
     /** Renames the fsynced {@code temp} over {@code target} (atomic on POSIX) and fsyncs the directory. */
@@ -80,6 +88,42 @@ public final class AtomicFiles {
         } catch (FileAlreadyExistsException raced) {
             // another writer created it first
         }
+    }
+
+    /**
+     * Whether the temporary {@code name} was made on this host by a process that is no longer
+     * running: no process has its PID, or the one that has it started at another time.
+     */
+    static boolean writerIsGone(String name) {
+        String[] parts = name.substring(TEMP_PREFIX.length()).split("-", 4);
+        if (parts.length < 4 || !parts[0].equals(HOST)) {
+            return false; // another host's, or named before temporaries carried their owner
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(parts[1]);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        String owner = parts[1] + "-" + parts[2];
+        return ProcessHandle.of(pid).map(p -> !p.isAlive() || !ownerOf(p).equals(owner)).orElse(true);
+    }
+
+    /** A process's PID and start time (hex milliseconds; 0 if the OS does not tell). */
+    private static String ownerOf(ProcessHandle process) {
+        long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        return process.pid() + "-" + Long.toHexString(started);
+    }
+
+    /** Eight hex digits of the host's name: a temporary made on another host sharing the directory is never judged by PID. */
+    private static String hostTag() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "unknown";
+        }
+        return String.format("%08x", host.hashCode());
     }
 
     private static void fsyncDirectory(Path dir) throws IOException {
@@ -108,8 +152,9 @@ public final class AtomicFiles {
 
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-                if (file.getFileName().toString().startsWith(TEMP_PREFIX)
-                        && attributes.lastModifiedTime().compareTo(cutoff) < 0) {
+                String name = file.getFileName().toString();
+                if (name.startsWith(TEMP_PREFIX)
+                        && (attributes.lastModifiedTime().compareTo(cutoff) < 0 || writerIsGone(name))) {
                     Files.deleteIfExists(file);
                 }
                 return FileVisitResult.CONTINUE;

@@ -52,11 +52,13 @@ public final class FilesGuardedStore implements GuardedStore {
     private final ItemLocks locks;
     private final ExecutorService io;
     private final NameCase names;
+    private final StoreLimits limits;
 
     private FilesGuardedStore(Path root, FilesStoreOptions options, NameCase names) throws IOException {
         this.root = root;
         this.options = options;
         this.names = names;
+        this.limits = options.limits().atMostKeyBytes(KeyPaths.maxKeyBytesUnder(root));
         this.rule = options.rule();
         this.locks = new ItemLocks(root);
         this.io = Executors.newFixedThreadPool(options.threads(),
@@ -101,12 +103,12 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public CompletionStage<WriteResult> write(String key, long token, byte[] value) {
-        return GuardInputs.checked(() -> options.limits().checkWrite(key, token, value), () -> guarded(key, token, value));
+        return GuardInputs.checked(() -> limits.checkWrite(key, token, value), () -> guarded(key, token, value));
     }
 
     @Override
     public CompletionStage<WriteResult> delete(String key, long token) {
-        return GuardInputs.checked(() -> options.limits().checkGuarded(key, token), () -> guarded(key, token, null));
+        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> guarded(key, token, null));
     }
 
     /** Write and delete (a null value: a tombstone that keeps the token), under the item's lock. */
@@ -128,7 +130,6 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public CompletionStage<StreamedWrite> openWrite(String key, long token, long length) {
-        StoreLimits limits = options.limits();
         return GuardInputs.checked(() -> {
             limits.checkGuarded(key, token);
             limits.checkValueLength(length);
@@ -158,13 +159,13 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public CompletionStage<ReadResult> read(String key) {
-        return GuardInputs.checked(() -> options.limits().checkKey(key),
+        return GuardInputs.checked(() -> limits.checkKey(key),
                 () -> run(key, () -> GuardDecision.plainRead(state(readChecked(pathOf(key), key)))));
     }
 
     @Override
     public CompletionStage<ReadResult> fencedRead(String key, long token) {
-        return GuardInputs.checked(() -> options.limits().checkGuarded(key, token), () -> run(key, () -> locks.withLock(key, () -> {
+        return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> run(key, () -> locks.withLock(key, () -> {
             Path file = pathOf(key);
             ItemState item = state(readChecked(file, key));
             ReadResult decision = GuardDecision.fencedRead(item, token);
@@ -241,7 +242,7 @@ public final class FilesGuardedStore implements GuardedStore {
 
     @Override
     public StoreLimits limits() {
-        return options.limits();
+        return limits;
     }
 
     /** Lets operations in flight finish (bounded), then stops the I/O threads. */

@@ -18,7 +18,22 @@ final class KeyPaths {
     private static final int MAX_NAME = 200;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
+    /** Linux's PATH_MAX, counting the terminating NUL: the longest path a file call accepts. */
+    private static final int MAX_PATH = 4096;
+    /** A temporary beside an item ("/.fg-tmp-", its owner and a UUID) is longer than the item's own last name by at most this. */
+    private static final int TEMPORARY_EXTRA = 96;
+
     private KeyPaths() {}
+
+    /**
+     * The longest key, in UTF-8 bytes, whose every path below {@code root} (a temporary's
+     * included) stays within the path limit: an encoded name is at most three times its segment's
+     * bytes (a longer one is hashed to 66 characters), so a key can take three times its length. A
+     * longer key would fail in the file system ("file name too long") instead of as a bad key.
+     */
+    static int maxKeyBytesUnder(Path root) {
+        return Math.max(1, (MAX_PATH - 1 - root.toString().length() - TEMPORARY_EXTRA - ITEM_SUFFIX.length()) / 3);
+    }
 
     /** The item file of {@code key}, which {@code StoreLimits.checkKey} has accepted, {@link NameCase#PLAIN}. */
     static Path itemFile(Path root, String key) {
