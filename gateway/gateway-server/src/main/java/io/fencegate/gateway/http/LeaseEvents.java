@@ -144,6 +144,10 @@ final class LeaseEvents {
                     // Proxies that buffer (nginx) would hold events back until the stream ends.
                     .putHeader("X-Accel-Buffering", "no");
             response.closeHandler(v -> finish());
+            if (response.closed()) {
+                finish(); // gone while the lease was read: no close will be told, give the share back now
+                return;
+            }
             // Gateway.close() shuts the server down: each connection is told, and a stream would
             // otherwise be cut at the end of the drain, mid-chunk, with no word of why. One handler
             // per connection, so it ends every stream the connection carries.
