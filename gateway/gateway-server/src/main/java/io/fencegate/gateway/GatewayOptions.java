@@ -26,6 +26,7 @@ public final class GatewayOptions {
     private Map<String, Duration> lockDelays = Map.of();
     private boolean ui = true;
     private final GatewayLimits limits = new GatewayLimits();
+    private KeyShares keyShares = new KeyShares();
     /** Longest lock-delay: ZooKeeper's idle-lock sweeper may remove a lock's nodes 10 min after its last lease. */
     static final Duration MAX_LOCK_DELAY = Duration.ofMinutes(5);
 
@@ -100,6 +101,9 @@ public final class GatewayOptions {
 
     /** The bounds on what a client may make the gateway hold (config {@code limits:}): bodies, temporary disk, HTTP parsing. */
     public GatewayLimits limits() { return limits; }
+    /** Each API key's share of streams, watched leases, waiters and live leases (config {@code limits.perKey}). */
+    public KeyShares keyShares() { return keyShares; }
+    public GatewayOptions keyShares(KeyShares keyShares) { this.keyShares = Objects.requireNonNull(keyShares); return this; }
 
     /** Null: plain HTTP. */
     public Tls tls() { return tls; }
@@ -136,6 +140,7 @@ public final class GatewayOptions {
             }
         }
         limits.validate(maxBodyBytes, maxKeyBytes);
+        keyShares.validate();
         auth.validate();
         if (!auth.enabled() && !isLoopback(host)) {
             throw new IllegalArgumentException("server.host is '" + host

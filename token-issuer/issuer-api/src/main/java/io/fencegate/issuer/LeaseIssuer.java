@@ -72,6 +72,20 @@ public interface LeaseIssuer extends AutoCloseable {
     CompletionStage<Optional<Lease>> find(String leaseId);
 
     /**
+     * The lock a lease id names, read from the id alone: no round trip, and no answer about whether
+     * the lease lives. A server authorizes a renew, a release or a watch by it before it does any
+     * work. Sound because every backend keeps an id's secret with the lease on that lock: an id
+     * edited to name another lock names no lease.
+     *
+     * @return the lock, or empty when this issuer cannot tell from the id (an id it could not have
+     *     made, or an issuer whose ids do not carry the lock: the caller then reads the lease with
+     *     {@link #find})
+     */
+    default Optional<String> lockOf(String leaseId) {
+        return Optional.empty();
+    }
+
+    /**
      * Whether {@code lease}, seen live before and now ended, ended by {@link #release}. False for
      * an expiry, a lost session, or a release the backend no longer remembers (minutes later):
      * a watcher then reports the end as involuntary, the cautious answer.

@@ -302,6 +302,7 @@ public final class ConfigLoader {
         addComponents(keys, "server", GatewayConfig.Server.class);
         addComponents(keys, "server.tls", GatewayConfig.Tls.class);
         addComponents(keys, "limits", GatewayConfig.Limits.class);
+        addComponents(keys, "limits.perKey", GatewayConfig.PerKey.class);
         addKey(keys, "issuer.type");
         Optional<IssuerProvider<?>> issuer = issuers.forType(typeOf(root.path("issuer"), "issuer", env));
         for (IssuerProvider<?> p : issuer.isPresent() ? List.of(issuer.get()) : issuers.all()) {

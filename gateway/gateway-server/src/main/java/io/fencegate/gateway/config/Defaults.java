@@ -49,6 +49,14 @@ public final class Defaults {
         GatewayConfig.Limits l = config.limits();
         Optional.ofNullable(l.maxBodyBytes()).ifPresent(o::maxBodyBytes);
         Optional.ofNullable(l.maxKeyBytes()).ifPresent(o::maxKeyBytes);
+        GatewayConfig.PerKey perKey = l.perKey();
+        io.fencegate.gateway.KeyShares shares = o.keyShares();
+        Optional.ofNullable(perKey.watchStreams()).ifPresent(shares::watchStreams);
+        Optional.ofNullable(perKey.watchedLeases()).ifPresent(shares::watchedLeases);
+        Optional.ofNullable(perKey.statusStreams()).ifPresent(shares::statusStreams);
+        Optional.ofNullable(perKey.keylessStatusStreams()).ifPresent(shares::keylessStatusStreams);
+        Optional.ofNullable(perKey.waiters()).ifPresent(shares::waiters);
+        Optional.ofNullable(perKey.leases()).ifPresent(shares::leases);
         o.requestTimeout(Durations.parse("limits.requestTimeout", l.requestTimeout(), o.requestTimeout()));
         o.maxTtl(Durations.parse("limits.maxTtl", l.maxTtl(), o.maxTtl()));
         o.maxWait(Durations.parse("limits.maxWait", l.maxWait(), o.maxWait()));

@@ -66,14 +66,25 @@ public record GatewayConfig(
     /**
      * The request limits, and the bounds of {@code GatewayLimits} (bodies in the heap and each API
      * key's share, a body's idle and total timeouts, temporary disk and each key's share, HTTP
-     * parsing); unset is the documented default.
+     * parsing); unset is the documented default. {@code perKey}: each API key's share of streams,
+     * watched leases, waiting acquires and live leases ({@code KeyShares}; defaults there).
      */
     public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait,
                          Long bodyBudgetBytes, Long bodyBudgetPerKeyBytes, String bodyIdleTimeout, String bodyTimeout,
-                         Long tempDiskBytes, Long tempDiskPerKeyBytes, Integer maxInitialLineLength, Integer maxHeaderBytes) {
+                         Long tempDiskBytes, Long tempDiskPerKeyBytes, Integer maxInitialLineLength, Integer maxHeaderBytes,
+                         PerKey perKey) {
+        public Limits {
+            perKey = perKey == null ? new PerKey(null, null, null, null, null, null) : perKey;
+        }
+
         /** The request limits alone. */
         public Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {
-            this(maxBodyBytes, maxKeyBytes, requestTimeout, maxTtl, maxWait, null, null, null, null, null, null, null, null);
+            this(maxBodyBytes, maxKeyBytes, requestTimeout, maxTtl, maxWait, null, null, null, null, null, null, null, null,
+                    null);
         }
     }
+
+    /** {@code limits.perKey}: see {@code io.fencegate.gateway.KeyShares} for each share and its default. */
+    public record PerKey(Integer watchStreams, Integer watchedLeases, Integer statusStreams, Integer keylessStatusStreams,
+                         Integer waiters, Integer leases) {}
 }

@@ -4,6 +4,7 @@ import io.fencegate.gateway.GatewayLimits;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
+import io.fencegate.gateway.auth.Principal;
 import io.fencegate.gateway.metrics.GatewayMetrics;
 import io.fencegate.issuer.LeaseIssuer;
 import io.vertx.core.Handler;
@@ -68,9 +69,10 @@ public final class GatewayRouter {
             }
         }
         TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
+        TenantShares shares = new TenantShares(options.keyShares(), options.auth().enabled());
         LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
-                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor);
-        LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout());
+                LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor, shares);
+        LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout(), shares);
         GatewayLimits limits = options.limits();
         // Shares are between API keys: without auth (loopback) there is one caller, and it has the whole budget.
         boolean keys = options.auth().enabled();
@@ -94,7 +96,7 @@ public final class GatewayRouter {
 
         ApiKeyAuthHandler auth = ApiKeyAuthHandler.create(options.auth());
         if (options.ui()) {
-            StatusPage ui = new StatusPage(issuer, activity, ops, auth, options.requestTimeout());
+            StatusPage ui = new StatusPage(issuer, activity, ops, auth, options.requestTimeout(), shares);
             router.get("/ui").handler(ui::page);
             router.get("/ui/events").handler(ui::events);
         }
@@ -127,7 +129,7 @@ public final class GatewayRouter {
         }
         StoreTarget target;
         try {
-            target = StoreTarget.parse(ctx.request().path(), stores);
+            target = StoreTarget.parse(ctx.request().path(), stores, Principal.of(ctx));
             ctx.put(Failures.STORE, target.binding().name());
             TokenGate.permitStore(ctx, target.binding());
         } catch (Problem p) {

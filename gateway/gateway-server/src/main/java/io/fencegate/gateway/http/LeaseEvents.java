@@ -1,6 +1,5 @@
 package io.fencegate.gateway.http;
 
-import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
@@ -12,11 +11,11 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code GET /v1/leases/{leaseId}/events}: a server-sent-events stream of one lease's life,
@@ -39,10 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class LeaseEvents {
     /** How often a watched lease is read; the bound on how late a watcher hears of its end. */
     static final long POLL_MS = 100;
-    /** Watch streams one gateway serves at once: each holds a connection and a little memory. */
-    static final int MAX_WATCHERS = 10_000;
     /** Leases one gateway watches at once: each one is read every POLL_MS, however many watch it. */
-    static final int MAX_LEASES = 1000;
+    static final int MAX_LEASES = io.fencegate.gateway.KeyShares.TOTAL_WATCHED_LEASES;
     /**
      * A renew moves the expiry by at least ttl/3 in practice; Redis's expiry is measured (send
      * time + remaining ttl), so it wobbles by a round trip. Smaller moves are not reported.
@@ -54,14 +51,16 @@ final class LeaseEvents {
     private final LeaseIssuer issuer;
     private final Duration timeout;
     private final long heartbeatMs;
-    private final AtomicInteger watchers = new AtomicInteger();
+    /** Streams and watched leases, counted per key (and in total: {@code KeyShares}). */
+    private final TenantShares shares;
     /** The running polls by lease id: one per watched lease. */
     private final Map<String, LeasePoll> polls = new ConcurrentHashMap<>();
     /** The open streams, for a connection's shutdown to find its own (HTTP/2 carries many on one). */
     private final Set<Stream> open = ConcurrentHashMap.newKeySet();
 
-    LeaseEvents(LeaseIssuer issuer, Duration timeout) {
+    LeaseEvents(LeaseIssuer issuer, Duration timeout, TenantShares shares) {
         this.issuer = issuer;
+        this.shares = shares;
         this.timeout = timeout;
         // Under the server's idle timeout (twice the request timeout): an idle stream is not cut.
         this.heartbeatMs = Math.max(1000, timeout.toMillis());
@@ -69,31 +68,43 @@ final class LeaseEvents {
 
     void watch(RoutingContext ctx) {
         String leaseId = ctx.pathParam("leaseId");
+        // Authorized before the read, by the lock the id names (LeaseAccess); checked again on the lease read.
+        Optional<String> named = issuer.lockOf(leaseId);
+        if (named.isPresent() && !LeaseAccess.allowed(ctx, named.get())) {
+            return;
+        }
+        // The key's share of streams and watched leases, taken before the read, given back by the stream's end.
+        String bucket = shares.bucket(ctx);
+        Problem refused = shares.startWatch(bucket, leaseId);
+        if (refused != null) {
+            ctx.fail(refused);
+            return;
+        }
+        Runnable giveBack = () -> shares.endWatch(bucket, leaseId);
         call(ctx, issuer.find(leaseId)).onSuccess(found -> {
             if (found.isEmpty()) {
+                giveBack.run();
                 new Problem(410, Problem.LEASE_GONE, "Gone", "the lease has ended (expired, released or never granted)")
                         .send(ctx);
                 return;
             }
             Lease lease = found.get();
             if (!Principal.of(ctx).mayUseLock(lease.lock())) {
-                ctx.fail(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
-                        "this API key may not use lock '" + PathDecoder.shorten(lease.lock()) + "'"));
-                return;
-            }
-            if (watchers.incrementAndGet() > MAX_WATCHERS) {
-                watchers.decrementAndGet();
-                ctx.fail(Problem.unavailable("this gateway already serves " + MAX_WATCHERS + " lease watches"));
+                giveBack.run();
+                ctx.fail(LeaseAccess.forbidden(lease.lock()));
                 return;
             }
             // Racy by a few under a burst of new leases; the bound is on the order of magnitude.
             if (polls.size() >= MAX_LEASES && !polls.containsKey(lease.leaseId())) {
-                watchers.decrementAndGet();
-                ctx.fail(Problem.unavailable("this gateway already watches " + MAX_LEASES + " leases"));
+                giveBack.run();
+                ctx.fail(Problem.unavailable("this gateway already watches " + MAX_LEASES + " leases").retryAfter(5));
                 return;
             }
-            new Stream(ctx, lease).start();
-        }).onFailure(ctx::fail);
+            new Stream(ctx, lease, giveBack).start();
+        }).onFailure(e -> {
+            giveBack.run();
+            ctx.fail(e);
+        });
     }
 
     private <T> Future<T> call(RoutingContext ctx, CompletionStage<T> stage) {
@@ -109,6 +120,8 @@ final class LeaseEvents {
     /** One open stream: told by its lease's poll until the lease ends or the client goes away. */
     private final class Stream implements LeasePoll.Watcher {
         private final RoutingContext ctx;
+        /** Gives the key's share back, once, when the stream ends. */
+        private final Runnable giveBack;
         private final HttpServerResponse response;
         private final Context context;
         private LeasePoll poll;
@@ -116,8 +129,9 @@ final class LeaseEvents {
         private long lastWriteMs;
         private boolean done;
 
-        Stream(RoutingContext ctx, Lease lease) {
+        Stream(RoutingContext ctx, Lease lease, Runnable giveBack) {
             this.ctx = ctx;
+            this.giveBack = giveBack;
             this.response = ctx.response();
             this.context = ctx.vertx().getOrCreateContext();
             this.last = lease;
@@ -130,6 +144,10 @@ final class LeaseEvents {
                     // Proxies that buffer (nginx) would hold events back until the stream ends.
                     .putHeader("X-Accel-Buffering", "no");
             response.closeHandler(v -> finish());
+            if (response.closed()) {
+                finish(); // gone while the lease was read: no close will be told, give the share back now
+                return;
+            }
             // Gateway.close() shuts the server down: each connection is told, and a stream would
             // otherwise be cut at the end of the drain, mid-chunk, with no word of why. One handler
             // per connection, so it ends every stream the connection carries.
@@ -215,7 +233,7 @@ final class LeaseEvents {
             if (!done) {
                 done = true;
                 open.remove(this);
-                watchers.decrementAndGet();
+                giveBack.run();
                 if (poll != null) {
                     poll.leave(this);
                 }

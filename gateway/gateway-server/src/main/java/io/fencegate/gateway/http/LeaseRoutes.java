@@ -23,7 +23,7 @@ import java.util.function.Function;
  * A record, like the store routes: its state is what the router gives it.
  */
 record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout,
-                   int maxLockBytes, Function<String, Duration> lockDelays) {
+                   int maxLockBytes, Function<String, Duration> lockDelays, TenantShares shares) {
     /** The longest lock every issuer takes, in UTF-8 bytes: the issuers' one lock-name rule. */
     static final int ISSUER_MAX_LOCK_BYTES = LockNames.MAX_BYTES;
     private static final long MIN_TTL_MS = 100;
@@ -51,12 +51,31 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             return;
         }
         if (!Principal.of(ctx).mayUseLock(lock)) {
-            ctx.fail(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",
-                    "this API key may not use lock '" + PathDecoder.shorten(lock) + "'"));
+            ctx.fail(LeaseAccess.forbidden(lock));
+            return;
+        }
+        // The key's shares, before any work: its live leases, and its acquires waiting for a lock.
+        String bucket = shares.bucket(ctx);
+        Problem refused = shares.leases().reserve(bucket);
+        boolean waits = waitMs > 0;
+        if (refused == null && waits) {
+            refused = shares.startWait(bucket);
+            if (refused != null) {
+                shares.leases().answered(bucket, null);
+            }
+        }
+        if (refused != null) {
+            ctx.fail(refused);
             return;
         }
         call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelays.apply(lock)),
                 timeout.plusMillis(waitMs))
+                .onComplete(done -> {
+                    if (waits) {
+                        shares.endWait(bucket);
+                    }
+                    shares.leases().answered(bucket, done.succeeded() ? done.result().orElse(null) : null);
+                })
                 .onSuccess(granted -> {
                     if (granted.isEmpty()) {
                         metrics.leaseDenied();
@@ -75,28 +94,42 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
     }
 
     void renew(RoutingContext ctx) {
-        call(ctx, issuer.renew(ctx.pathParam("leaseId")), timeout)
+        String leaseId = ctx.pathParam("leaseId");
+        permitted(ctx, leaseId, () -> call(ctx, issuer.renew(leaseId), timeout)
                 .onSuccess(renewed -> {
                     if (renewed.isEmpty()) {
+                        shares.leases().ended(leaseId);
                         gone(ctx);
                     } else {
+                        shares.leases().renewed(leaseId, renewed.get().expiresAt());
                         ctx.response().putHeader("Content-Type", "application/json")
                                 .end(new JsonObject().put("expiresAt", renewed.get().expiresAt()).encode());
                     }
                 })
-                .onFailure(ctx::fail);
+                .onFailure(ctx::fail));
     }
 
     void release(RoutingContext ctx) {
-        call(ctx, issuer.release(ctx.pathParam("leaseId")), timeout)
+        String leaseId = ctx.pathParam("leaseId");
+        permitted(ctx, leaseId, () -> call(ctx, issuer.release(leaseId), timeout)
                 .onSuccess(released -> {
+                    shares.leases().ended(leaseId);
                     if (released) {
                         ctx.response().setStatusCode(204).end();
                     } else {
                         gone(ctx);
                     }
                 })
-                .onFailure(ctx::fail);
+                .onFailure(ctx::fail));
+    }
+
+    /** Runs {@code then} once the key is known to be allowed the lease's lock ({@link LeaseAccess}). */
+    private void permitted(RoutingContext ctx, String leaseId, Runnable then) {
+        new LeaseAccess(issuer, timeout).permit(ctx, leaseId).onSuccess(ok -> {
+            if (ok) {
+                then.run();
+            }
+        }).onFailure(ctx::fail);
     }
 
     /** Default page size of {@code GET /v1/leases}. */
@@ -163,8 +196,7 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
     }
 
     private static void gone(RoutingContext ctx) {
-        new Problem(410, Problem.LEASE_GONE, "Gone", "the lease has ended (expired, released or never granted)")
-                .send(ctx);
+        LeaseAccess.gone(ctx);
     }
 
     private static <T> Future<T> call(RoutingContext ctx, CompletionStage<T> stage, Duration bound) {

@@ -13,7 +13,6 @@ import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code GET /ui}: one static page (HTML, CSS and script in one resource, no build step), and
@@ -28,8 +27,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class StatusPage {
     static final long PERIOD_MS = 1000;
-    /** Status streams one gateway serves at once: each one probes the backends every second. */
-    static final int MAX_VIEWERS = 50;
     static final int LEASES_SHOWN = 50;
 
     private final LeaseIssuer issuer;
@@ -38,9 +35,12 @@ final class StatusPage {
     private final ApiKeyAuthHandler auth;
     private final Duration timeout;
     private final Buffer page;
-    private final AtomicInteger viewers = new AtomicInteger();
+    /** Status streams per key, and the keyless callers' own bucket ({@code KeyShares}). */
+    private final TenantShares shares;
 
-    StatusPage(LeaseIssuer issuer, StoreActivity activity, OpsRoutes ops, ApiKeyAuthHandler auth, Duration timeout) {
+    StatusPage(LeaseIssuer issuer, StoreActivity activity, OpsRoutes ops, ApiKeyAuthHandler auth, Duration timeout,
+            TenantShares shares) {
+        this.shares = shares;
         this.issuer = issuer;
         this.activity = activity;
         this.ops = ops;
@@ -63,9 +63,10 @@ final class StatusPage {
         if (principal == null) {
             return; // an unknown key: 401 sent
         }
-        if (viewers.incrementAndGet() > MAX_VIEWERS) {
-            viewers.decrementAndGet();
-            ctx.fail(Problem.unavailable("this gateway already serves " + MAX_VIEWERS + " status pages"));
+        String bucket = shares.statusBucket(principal);
+        Problem refused = shares.startStatusStream(bucket);
+        if (refused != null) {
+            ctx.fail(refused);
             return;
         }
         HttpServerResponse response = ctx.response().setChunked(true)
@@ -85,7 +86,7 @@ final class StatusPage {
         response.closeHandler(v -> {
             if (!done[0]) {
                 done[0] = true;
-                viewers.decrementAndGet();
+                shares.endStatusStream(bucket);
                 ctx.vertx().cancelTimer(timer);
             }
         });

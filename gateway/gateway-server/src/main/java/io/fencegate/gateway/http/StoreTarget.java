@@ -1,6 +1,7 @@
 package io.fencegate.gateway.http;
 
 import io.fencegate.gateway.StoreBinding;
+import io.fencegate.gateway.auth.Principal;
 import java.util.Map;
 
 /**
@@ -13,15 +14,19 @@ record StoreTarget(StoreBinding binding, Kind kind, String rawRest) {
 
     static final String PREFIX = "/v1/stores/";
 
-    /** Parses {@code path}; an unknown store is 404 before anything about the rest is checked. */
-    static StoreTarget parse(String path, Map<String, StoreBinding> stores) {
+    /**
+     * Parses {@code path}; an unknown store is 404 before anything about the rest is checked. The
+     * 404 names only the stores {@code caller} may use: the others' names are not its business.
+     */
+    static StoreTarget parse(String path, Map<String, StoreBinding> stores, Principal caller) {
         int slash = path.indexOf('/', PREFIX.length());
         String rawStore = slash < 0 ? path.substring(PREFIX.length()) : path.substring(PREFIX.length(), slash);
         String storeName = PathDecoder.decode(rawStore, Problem.BAD_REQUEST);
         StoreBinding binding = stores.get(storeName);
         if (binding == null) {
             throw new Problem(404, Problem.UNKNOWN_STORE, "Not Found",
-                    "no store named '" + PathDecoder.shorten(storeName) + "'; configured: " + stores.keySet());
+                    "no store named '" + PathDecoder.shorten(storeName) + "'; this key may use: "
+                            + stores.keySet().stream().filter(caller::mayUseStore).toList());
         }
         String rest = slash < 0 ? "" : path.substring(slash + 1);
         if (rest.startsWith("items/")) {

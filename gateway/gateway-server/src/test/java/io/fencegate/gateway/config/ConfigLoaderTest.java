@@ -219,4 +219,16 @@ class ConfigLoaderTest {
                 + VALID.substring(VALID.indexOf("issuer")), Map.of());
         assertThatThrownBy(() -> Defaults.options(badKey).validate()).hasMessageContaining("auth.keys[0].sha256");
     }
+
+    @Test
+    void perKeySharesAreReadFromLimitsPerKeyAndCheckedWithTheirKeys() {
+        GatewayOptions options = Defaults.options(ConfigLoader.parse(VALID, Map.of(
+                "FENCEGATE_LIMITS_PERKEY_WATCHEDLEASES", "7", "FENCEGATE_LIMITS_PERKEY_LEASES", "50"))).validate();
+        assertThat(options.keyShares().watchedLeases()).isEqualTo(7);
+        assertThat(options.keyShares().leases()).isEqualTo(50);
+        assertThat(options.keyShares().watchStreams()).isEqualTo(1000);
+        GatewayConfig overTotal = ConfigLoader.parse(VALID, Map.of("FENCEGATE_LIMITS_PERKEY_WATCHEDLEASES", "5000"));
+        assertThatThrownBy(() -> Defaults.options(overTotal).validate())
+                .hasMessageStartingWith("limits.perKey.watchedLeases must be from 1 to 1000, was 5000");
+    }
 }

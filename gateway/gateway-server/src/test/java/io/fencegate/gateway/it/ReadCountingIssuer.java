@@ -48,6 +48,11 @@ final class ReadCountingIssuer implements LeaseIssuer {
     }
 
     @Override
+    public Optional<String> lockOf(String leaseId) {
+        return issuer.lockOf(leaseId);
+    }
+
+    @Override
     public CompletionStage<Optional<Lease>> find(String leaseId) {
         finds.incrementAndGet();
         return issuer.find(leaseId);

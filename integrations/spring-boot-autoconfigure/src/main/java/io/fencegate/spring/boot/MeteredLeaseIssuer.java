@@ -86,6 +86,11 @@ final class MeteredLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
+    public Optional<String> lockOf(String leaseId) {
+        return delegate.lockOf(leaseId);
+    }
+
+    @Override
     public CompletionStage<Optional<Lease>> find(String leaseId) {
         return delegate.find(leaseId);
     }

@@ -62,6 +62,11 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
     /** Empty for anything that is not an id this backend could have made. Never fails. */
     protected abstract Optional<I> parseLeaseId(String leaseId);
 
+    /** The lock a parsed id names; empty if this backend's ids do not carry it. Never fails. */
+    protected Optional<String> lockOfId(I id) {
+        return Optional.empty();
+    }
+
     protected abstract CompletionStage<Optional<Lease>> renewLease(String leaseId, I id);
 
     protected abstract CompletionStage<Boolean> releaseLease(String leaseId, I id);
@@ -122,6 +127,12 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
     @Override
     public final CompletionStage<Optional<Lease>> find(String leaseId) {
         return onLease(leaseId, Optional.empty(), id -> findLease(leaseId, id));
+    }
+
+    /** Parsed here, without the backend: works on a closed issuer too (the call that follows fails). */
+    @Override
+    public final Optional<String> lockOf(String leaseId) {
+        return parseLeaseId(leaseId).flatMap(this::lockOfId);
     }
 
     /** Tokens are positive, so a token of 0 or less was never granted; a "yes" is kept in-process. */

@@ -177,6 +177,11 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     }
 
     @Override
+    protected Optional<String> lockOfId(LeaseIds.Parsed id) {
+        return Optional.of(id.lock());
+    }
+
+    @Override
     protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIds.Parsed parsed) {
         String lock = parsed.lock();
         long sent = System.currentTimeMillis();

@@ -150,6 +150,12 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         });
     }
 
+    /** The id's subject is the lock. */
+    @Override
+    protected Optional<String> lockOfId(LeaseIdFormat.Parsed id) {
+        return Optional.of(id.subject());
+    }
+
     @Override
     protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIdFormat.Parsed id) {
         return liveLease(leaseId, id, true);

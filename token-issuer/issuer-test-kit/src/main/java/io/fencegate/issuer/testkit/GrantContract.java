@@ -107,6 +107,8 @@ public abstract class GrantContract extends IssuerContractSupport {
         for (String name : names) {
             Lease lease = acquired(issuer, name, LONG_TTL);
             assertThat(lease.lock()).isEqualTo(name);
+            // The lock is read from the id alone: what a server authorizes a renew or release by.
+            assertThat(issuer.lockOf(lease.leaseId())).as("lockOf").contains(name);
             leases.add(lease);
         }
         for (int i = 0; i < names.size(); i++) {
@@ -138,6 +140,7 @@ public abstract class GrantContract extends IssuerContractSupport {
                 UUID.randomUUID().toString(), "%".repeat(5000))) {
             assertThat(await(a.renew(garbage))).as("renew(%s)", garbage).isEmpty();
             assertThat(await(a.release(garbage))).as("release(%s)", garbage).isFalse();
+            assertThat(a.lockOf(garbage)).as("lockOf(%s)", garbage).isEmpty();
         }
         assertThat(await(b.renew(current.leaseId()))).as("current lease untouched").isPresent();
         assertThat(await(a.acquire(lock, LONG_TTL, Duration.ZERO))).isEmpty();

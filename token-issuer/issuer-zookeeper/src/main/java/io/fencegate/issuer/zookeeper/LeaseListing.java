@@ -26,6 +26,9 @@ import org.apache.zookeeper.KeeperException.Code;
  * instance whose node has the same owner granted it. No lease data changes, so leases stay
  * readable by older issuers.
  *
+ * <p>Every read goes through the listing's own connection ({@link ListingConnection}): a reply too
+ * large for the client fails the listing, never the leases.
+ *
  * <p>A listing reads the lock names once (one getChildren of {@code root/locks}), then, per lock
  * of the page, its queue head (getChildren, getData). The head is a live lease if its expiry is
  * ahead and its token is in the grant log (a head may still be waiting out a lock-delay). At most
@@ -38,10 +41,14 @@ final class LeaseListing {
     private static final String SEPARATOR = "~";
 
     private final IssuerParts parts;
+    /** Where the listing's reads go: never the leases' connection when the issuer owns it ({@link ListingConnection}). */
+    private final java.util.function.Supplier<org.apache.curator.framework.CuratorFramework> reads;
     private final String instancePath;
 
-    LeaseListing(IssuerParts parts, String instanceName) {
+    LeaseListing(IssuerParts parts, java.util.function.Supplier<org.apache.curator.framework.CuratorFramework> reads,
+            String instanceName) {
         this.parts = parts;
+        this.reads = reads;
         this.instancePath = instancesPath() + "/" + URLEncoder.encode(instanceName, StandardCharsets.UTF_8)
                 + SEPARATOR + UUID.randomUUID().toString().substring(0, 8);
     }
@@ -97,7 +104,7 @@ final class LeaseListing {
                 return CompletableFuture.completedFuture(Optional.<LeaseInfo>empty());
             }
             String path = lockPath + "/" + queue.get(0);
-            return parts.zk().call("read lease " + path, cb -> parts.client().getData().inBackground(cb).forPath(path))
+            return parts.zk().call("read lease " + path, cb -> reads.get().getData().inBackground(cb).forPath(path))
                     .thenCompose(event -> {
                         Optional<LeaseNodeData> data = AsyncZk.code(event) == Code.OK
                                 ? LeaseNodeData.parse(event.getData()) : Optional.empty();
@@ -120,7 +127,7 @@ final class LeaseListing {
             Map<Long, String> owners = new HashMap<>();
             List<CompletableFuture<Void>> stats = new ArrayList<>();
             for (String name : names) {
-                stats.add(parts.zk().call("stat instance", cb -> parts.client().checkExists().inBackground(cb)
+                stats.add(parts.zk().call("stat instance", cb -> reads.get().checkExists().inBackground(cb)
                         .forPath(path + "/" + name)).thenAccept(event -> {
                             if (event.getStat() != null) {
                                 synchronized (owners) {
@@ -134,7 +141,7 @@ final class LeaseListing {
     }
 
     private CompletableFuture<List<String>> children(String path) {
-        return parts.zk().call("list " + path, cb -> parts.client().getChildren().inBackground(cb).forPath(path))
+        return parts.zk().call("list " + path, cb -> reads.get().getChildren().inBackground(cb).forPath(path))
                 .thenApply(LeaseListing::childrenOf);
     }
 

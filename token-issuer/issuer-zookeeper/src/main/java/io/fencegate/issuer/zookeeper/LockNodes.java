@@ -72,6 +72,16 @@ final class LockNodes {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(LockNames.utf8(lock));
     }
 
+    /** The lock a lock node's name encodes; empty for a name {@link #encode} never makes. */
+    static java.util.Optional<String> decode(String name) {
+        try {
+            String lock = new String(Base64.getUrlDecoder().decode(name), java.nio.charset.StandardCharsets.UTF_8);
+            return lock.isEmpty() || !encode(lock).equals(name) ? java.util.Optional.empty() : java.util.Optional.of(lock);
+        } catch (IllegalArgumentException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     static boolean isLeaseNode(String name) {
         int at = name.lastIndexOf(LEASE_PREFIX);
         return at >= 0 && name.length() - at - LEASE_PREFIX.length() == SEQUENCE_DIGITS;

@@ -58,6 +58,7 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     private final IdleLockSweeper sweeper;
     private final LockDelays delays;
     private final LeaseListing listing;
+    private final ListingConnection listingConnection;
     private final UncontendedGrant uncontended;
     private final AcquisitionDriver driver;
     private final Clock clock;
@@ -78,7 +79,8 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         this.delays = new LockDelays(parts);
         this.uncontended = new UncontendedGrant(parts, modeMarker);
         this.driver = new AcquisitionDriver(parts, delays, uncontended);
-        this.listing = new LeaseListing(parts, builder.instanceName);
+        this.listingConnection = ownsClient ? ListingConnection.own(() -> newClient(builder)) : ListingConnection.shared(client);
+        this.listing = new LeaseListing(parts, listingConnection, builder.instanceName);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
                 : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
         // LOST: Curator judges the session gone, and the server removes its ephemeral lease nodes.
@@ -142,6 +144,13 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     @Override
     protected Optional<LeaseIds.Parsed> parseLeaseId(String leaseId) {
         return LeaseIds.parse(leaseId, parts.nodes().locksPath()).filter(id -> isValidPath(id.path()));
+    }
+
+    /** The id's path is {@code locks/<encoded lock>/<lease node>}: the lock is its parent's name, decoded. */
+    @Override
+    protected Optional<String> lockOfId(LeaseIds.Parsed id) {
+        String parent = id.path().substring(0, id.path().lastIndexOf('/'));
+        return LockNodes.decode(LockNodes.nameOf(parent));
     }
 
     @Override
@@ -267,6 +276,7 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         // shutdown, not shutdownNow: the pending operation-timeout timers still fire, so a call
         // racing close fails in bounded time instead of waiting on a closed client forever.
         scheduler.shutdown();
+        listingConnection.close();
         if (ownsClient) {
             client.close();
         }

@@ -1,0 +1,103 @@
+package io.fencegate.gateway.http;
+
+import io.fencegate.gateway.KeyShares;
+import io.fencegate.gateway.auth.Principal;
+import io.vertx.ext.web.RoutingContext;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the gateway's callers share, counted per API key against {@link KeyShares}: lease watch
+ * streams, the leases they watch, status streams, waiting acquires and live leases. One instance a
+ * gateway; the routes take from it before they do any work and give back when done.
+ */
+final class TenantShares {
+    private static final long STREAM_RETRY_AFTER_S = 5;
+    private static final long WAITER_RETRY_AFTER_S = 1;
+
+    private final KeyShares shares;
+    private final boolean authOn;
+    private final ShareCounter watchStreams = new ShareCounter("lease watch streams", KeyShares.TOTAL_WATCH_STREAMS,
+            STREAM_RETRY_AFTER_S);
+    private final ShareCounter statusStreams = new ShareCounter("status streams", KeyShares.TOTAL_STATUS_STREAMS,
+            STREAM_RETRY_AFTER_S);
+    private final ShareCounter waiters = new ShareCounter("acquires waiting for a lock", KeyShares.TOTAL_WAITERS,
+            WAITER_RETRY_AFTER_S);
+    /** Bucket to the leases its streams watch, with how many streams watch each. */
+    private final Map<String, Map<String, Integer>> watched = new HashMap<>();
+    private final LiveLeases leases;
+
+    TenantShares(KeyShares shares, boolean authOn) {
+        this.shares = shares;
+        this.authOn = authOn;
+        this.leases = new LiveLeases(shares.leases(), STREAM_RETRY_AFTER_S);
+    }
+
+    /** The caller's bucket on a {@code /v1/*} route: its key's name, or null with auth off (no shares then). */
+    String bucket(RoutingContext ctx) {
+        return authOn ? Principal.of(ctx).name() : null;
+    }
+
+    /** A lease watch stream on {@code leaseId}: null when taken, else the refusal. Give back with {@link #endWatch}. */
+    Problem startWatch(String bucket, String leaseId) {
+        Problem refused = watchStreams.take(bucket, shares.watchStreams());
+        if (refused != null || bucket == null) {
+            return refused;
+        }
+        synchronized (watched) {
+            Map<String, Integer> leasesOfBucket = watched.computeIfAbsent(bucket, b -> new HashMap<>());
+            if (!leasesOfBucket.containsKey(leaseId) && leasesOfBucket.size() >= shares.watchedLeases()) {
+                watchStreams.give(bucket);
+                return Problem.tooMany("this API key already watches " + shares.watchedLeases()
+                        + " leases, its share of this gateway", STREAM_RETRY_AFTER_S);
+            }
+            leasesOfBucket.merge(leaseId, 1, Integer::sum);
+        }
+        return null;
+    }
+
+    void endWatch(String bucket, String leaseId) {
+        if (bucket != null) {
+            synchronized (watched) {
+                Map<String, Integer> leasesOfBucket = watched.get(bucket);
+                if (leasesOfBucket != null) {
+                    leasesOfBucket.computeIfPresent(leaseId, (id, n) -> n <= 1 ? null : n - 1);
+                    if (leasesOfBucket.isEmpty()) {
+                        watched.remove(bucket);
+                    }
+                }
+            }
+        }
+        watchStreams.give(bucket);
+    }
+
+    /**
+     * A status stream's bucket: a key's name, {@link ShareCounter#KEYLESS} for a caller without
+     * one (auth on), null with auth off.
+     */
+    String statusBucket(java.util.Optional<Principal> caller) {
+        return !authOn ? null : caller.map(Principal::name).orElse(ShareCounter.KEYLESS);
+    }
+
+    Problem startStatusStream(String bucket) {
+        return statusStreams.take(bucket,
+                ShareCounter.KEYLESS.equals(bucket) ? shares.keylessStatusStreams() : shares.statusStreams());
+    }
+
+    void endStatusStream(String bucket) {
+        statusStreams.give(bucket);
+    }
+
+    /** An acquire that may wait for its lock. Give back with {@link #endWait}. */
+    Problem startWait(String bucket) {
+        return waiters.take(bucket, shares.waiters());
+    }
+
+    void endWait(String bucket) {
+        waiters.give(bucket);
+    }
+
+    LiveLeases leases() {
+        return leases;
+    }
+}

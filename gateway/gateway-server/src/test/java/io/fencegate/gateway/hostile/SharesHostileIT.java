@@ -1,0 +1,184 @@
+package io.fencegate.gateway.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.core.json.JsonObject;
+import java.io.InputStream;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Key a (and callers without a key) take what the gateway's callers share: the issuer's lock
+ * listing, streams, watched leases, waiting acquires, live leases. Key b's mix stays whole, and
+ * b still gets its own watch and status page while a holds all it may. The shares are the shipped
+ * ones except where a smaller one keeps the test cheap ({@link #gatewayYaml}).
+ */
+@Timeout(240)
+class SharesHostileIT extends HostileTenantTestBase {
+    /** 850 lock names of 1030 bytes: 1.2 MB of names in one ZooKeeper reply, over the client's 1 MiB. */
+    private static final int IDLE_LOCKS = 850;
+    private static final int NAME_BYTES = 1030;
+
+    @Override
+    protected String gatewayYaml() {
+        return "limits: { requestTimeout: 5s, perKey: { watchStreams: 200, waiters: 20, leases: 150 } }";
+    }
+
+    /** Key a fills its prefix with idle locks of long names, then lists its leases over and over. */
+    @Test
+    void aListingTooLargeForZooKeeperLeavesKeyBsLeasesWhole(TestInfo test) throws Exception {
+        assertKeyBUnharmedBy(test, (a, gateway) -> {
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<?>> made = new ArrayList<>();
+                for (int i = 0; i < IDLE_LOCKS; i++) {
+                    String lock = String.format("a/%04d/", i);
+                    String name = lock + "x".repeat(NAME_BYTES - lock.length());
+                    made.add(pool.submit(() -> {
+                        Tenant.Lease lease = a.acquire(name, 30_000);
+                        return a.send(a.request("/v1/leases/" + lease.leaseId()).DELETE().build()).statusCode();
+                    }));
+                }
+                for (Future<?> f : made) {
+                    f.get(120, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread lister = SteadyMix.daemon("listing-flood", () -> {
+                while (!stop.get()) {
+                    try {
+                        a.send(a.request("/v1/leases?prefix=a/&limit=10").GET().build());
+                    } catch (Exception e) {
+                        // a's own answers are not the point
+                    }
+                }
+            });
+            return () -> {
+                stop.set(true);
+                lister.join(15_000);
+            };
+        });
+    }
+
+    /**
+     * Fifty status streams without a key, a's watches of more leases than its share and more
+     * streams on one lease than its share: each past its share is 429 with Retry-After, and b's
+     * watch and status page are served.
+     */
+    @Test
+    void streamAndWatchFloodsLeaveKeyBItsWatchAndStatusPage(TestInfo test) throws Exception {
+        assertKeyBUnharmedBy(test, (a, gateway) -> {
+            List<HttpResponse<InputStream>> open = new ArrayList<>();
+            Tenant keyless = new Tenant(gateway.uri, null);
+            int refused = 0;
+            for (int i = 0; i < 50; i++) {
+                refused += keep(open, stream(keyless, "/ui/events"));
+            }
+            assertThat(refused).as("keyless status streams past their share").isEqualTo(50 - 10);
+            List<String> leases = new ArrayList<>();
+            for (int i = 0; i < 120; i++) {
+                leases.add(a.acquire("a/watched/" + i, 60_000).leaseId());
+            }
+            refused = 0;
+            for (String id : leases) {
+                refused += keep(open, stream(a, "/v1/leases/" + id + "/events"));
+            }
+            assertThat(refused).as("a's watches past its 100 leases").isEqualTo(20);
+            refused = 0;
+            for (int i = 0; i < 150; i++) {
+                refused += keep(open, stream(a, "/v1/leases/" + leases.get(0) + "/events"));
+            }
+            assertThat(refused).as("a's streams past its 200").isEqualTo(150 - 100);
+
+            Tenant b = new Tenant(gateway.uri, HostileGateway.KEY_B);
+            Tenant.Lease mine = b.acquire("b/watched", 60_000);
+            HttpResponse<InputStream> watch = stream(b, "/v1/leases/" + mine.leaseId() + "/events");
+            HttpResponse<InputStream> status = stream(b, "/ui/events");
+            watch.body().close();
+            status.body().close();
+            assertThat(watch.statusCode()).as("b's watch").isEqualTo(200);
+            assertThat(status.statusCode()).as("b's status page").isEqualTo(200);
+            b.send(b.request("/v1/leases/" + mine.leaseId()).DELETE().build());
+            return () -> {
+                for (HttpResponse<InputStream> r : open) {
+                    r.body().close();
+                }
+            };
+        });
+    }
+
+    /** Key a waits on its own held lock with more acquires than its share, and holds all the leases it may. */
+    @Test
+    void waiterAndLeaseFloodsLeaveKeyBItsAcquires(TestInfo test) throws Exception {
+        assertKeyBUnharmedBy(test, (a, gateway) -> {
+            a.acquire("a/held", 60_000);
+            List<CompletableFuture<HttpResponse<byte[]>>> waiting = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                waiting.add(a.http.sendAsync(a.request("/v1/leases").POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"lock\":\"a/held\",\"ttlMs\":60000,\"waitMs\":9000}")).timeout(java.time.Duration.ofSeconds(30))
+                        .build(), HttpResponse.BodyHandlers.ofByteArray()));
+            }
+            int leases = 1; // a/held
+            for (int i = 0; ; i++) {
+                HttpResponse<byte[]> r = a.send(a.request("/v1/leases").POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"lock\":\"a/many/" + i + "\",\"ttlMs\":60000}")).build());
+                if (r.statusCode() != 201) {
+                    assertOverShare(r.statusCode(), r.headers(), new String(r.body(), StandardCharsets.UTF_8));
+                    break;
+                }
+                leases++;
+                assertThat(i).as("a's leases granted").isLessThan(500);
+            }
+            // Waiters still waiting hold a place among a's leases too (an acquire may become a lease).
+            assertThat(leases).as("a's live leases at its share").isBetween(150 - 20, 150);
+            long overShare = 0;
+            for (var w : waiting) {
+                if (w.isDone() && w.get().statusCode() == 429) {
+                    overShare++;
+                }
+            }
+            assertThat(overShare).as("a's waiters past its share of 20").isEqualTo(20);
+            return () -> CompletableFuture.allOf(waiting.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        });
+    }
+
+    /** 1 when refused (a 429 with Retry-After and a problem body), 0 when open (kept in {@code open}). */
+    private static int keep(List<HttpResponse<InputStream>> open, HttpResponse<InputStream> r) throws Exception {
+        if (r.statusCode() == 200) {
+            open.add(r);
+            return 0;
+        }
+        String body = new String(r.body().readAllBytes(), StandardCharsets.UTF_8);
+        assertOverShare(r.statusCode(), r.headers(), body);
+        return 1;
+    }
+
+    private static HttpResponse<InputStream> stream(Tenant t, String path) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(t.base.resolve(path)).timeout(Tenant.CALL_TIMEOUT)
+                .header("Accept", "text/event-stream").GET();
+        if (t.apiKey != null) {
+            request.header("Authorization", "Bearer " + t.apiKey);
+        }
+        return t.http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    private static void assertOverShare(int status, java.net.http.HttpHeaders headers, String body) {
+        assertThat(status).as(body).isEqualTo(429);
+        assertThat(headers.firstValue("Retry-After")).as("Retry-After").isPresent();
+        assertThat(new JsonObject(body).getString("type")).isEqualTo("urn:fencegate:problem:too-many");
+    }
+}
