@@ -90,6 +90,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     private final ScheduledThreadPoolExecutor scheduler;
     private final SqlReleaseNotifications notifications;
     private final SqlExpiryWatch expiries;
+    private final SqlDurabilityGuard durability;
     /**
      * The highest token this instance has granted, on any lock: no grant here goes below it, on any
      * lock, whatever the database's rows or clock say. Tokens are clock values, so one number
@@ -120,6 +121,21 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         this.notifications = dialect == SqlDialect.POSTGRESQL && b.notifications()
                 ? new SqlReleaseNotifications(dataSource, this::wakeWaiter) : null;
         scheduler.scheduleWithFixedDelay(() -> runQuietly(this::sweep), SWEEP_EVERY_MS, SWEEP_EVERY_MS, TimeUnit.MILLISECONDS);
+        this.durability = new SqlDurabilityGuard(dataSource, dialect, (int) Math.max(1, b.statementTimeout().toSeconds()));
+        durability.start(scheduler, jdbc, b.durabilityCheckEvery());
+    }
+
+    /** A database whose commits may be lost in a crash: see {@link SqlDurabilityGuard}. */
+    @Override
+    public Optional<String> unavailableReason() {
+        return Optional.ofNullable(durability.refusal());
+    }
+
+    /** Fails closed while {@link #unavailableReason()} is present: a grant (or renewal) the database may forget is no grant. */
+    private <T> CompletableFuture<T> refusedForDurability() {
+        String refusal = durability.refusal();
+        return refusal == null ? null
+                : CompletableFuture.failedFuture(new IssuerUnavailableException("SQL lease issuer at " + where + " refuses: " + refusal));
     }
 
     /** A builder: {@code SqlLeaseIssuer.builder().dataSource(pool).build()}. */
@@ -130,6 +146,10 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     /** The delay is kept in the lock's row ({@code free_us}), so every instance honours it. */
     @Override
     protected CompletionStage<Optional<Lease>> grant(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        CompletableFuture<Optional<Lease>> refused = refusedForDurability();
+        if (refused != null) {
+            return refused;
+        }
         Acquisition acquisition = new Acquisition(lock, lock.getBytes(StandardCharsets.UTF_8), ttlMs, lockDelayMs,
                 System.nanoTime() + wait.toNanos(), !wait.isZero());
         waiting.put(acquisition, Boolean.TRUE);
@@ -152,6 +172,10 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     @Override
     protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIdFormat.Parsed id) {
+        CompletableFuture<Optional<Lease>> refused = refusedForDurability();
+        if (refused != null) {
+            return refused;
+        }
         return liveLease(leaseId, id, true);
     }
 
@@ -182,6 +206,11 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     @Override
     protected CompletionStage<Boolean> isGranted(String lock, long token) {
+        // Also the gateway's health probe: it says DOWN, and why, while grants are refused.
+        CompletableFuture<Boolean> refused = refusedForDurability();
+        if (refused != null) {
+            return refused;
+        }
         return call(() -> tables.wasGranted(key(lock), token));
     }
 

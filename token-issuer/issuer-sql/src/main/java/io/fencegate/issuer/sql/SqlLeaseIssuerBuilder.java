@@ -28,6 +28,7 @@ public final class SqlLeaseIssuerBuilder {
     private String instanceName;
     private boolean notifications = true;
     private boolean migrate = true;
+    private Duration durabilityCheckEvery = Duration.ofSeconds(5);
 
     SqlLeaseIssuerBuilder() { }
 
@@ -104,6 +105,12 @@ public final class SqlLeaseIssuerBuilder {
         return this;
     }
 
+    /** How often the database's durability settings are read again ({@link SqlDurabilityGuard}; default 5 s). */
+    SqlLeaseIssuerBuilder durabilityCheckEvery(Duration every) {
+        this.durabilityCheckEvery = every;
+        return this;
+    }
+
     /**
      * Checks the settings, opens the pool (if a URL was given), migrates and starts the issuer.
      *
@@ -123,10 +130,11 @@ public final class SqlLeaseIssuerBuilder {
         requirePositive(statementTimeout, "statementTimeout");
         requirePositive(connectTimeout, "connectTimeout");
         requirePositive(grantRetention, "grantRetention");
+        requirePositive(durabilityCheckEvery, "durabilityCheckEvery");
         if (instanceName != null) {
             InstanceNames.check(instanceName);
         }
-        HikariDataSource pool = jdbcUrl == null ? null : openPool();
+        HikariDataSource pool = jdbcUrl == null ? null : openForcedPool();
         DataSource ds = pool != null ? pool : dataSource;
         try {
             SqlDialect dialect;
@@ -152,7 +160,28 @@ public final class SqlLeaseIssuerBuilder {
         }
     }
 
-    private HikariDataSource openPool() {
+    /**
+     * PostgreSQL: the pool's connections start with {@code synchronous_commit = on} (a start-up
+     * option, so it is also their reset value): a grant is acknowledged only once its WAL is on disk,
+     * whatever the server's default, at no cost per call. A pooler that refuses start-up options
+     * (pgbouncer without {@code ignore_startup_parameters = options}) gets a pool without it; the
+     * server's own setting is then checked instead ({@link SqlDurabilityGuard}).
+     */
+    private HikariDataSource openForcedPool() {
+        if (!jdbcUrl.startsWith("jdbc:postgresql:") || jdbcUrl.toLowerCase(Locale.ROOT).contains("options=")) {
+            return openPool(false);
+        }
+        try {
+            return openPool(true);
+        } catch (IssuerUnavailableException e) {
+            if (!String.valueOf(e.getMessage()).contains("unsupported startup parameter")) {
+                throw e;
+            }
+            return openPool(false);
+        }
+    }
+
+    private HikariDataSource openPool(boolean forceSynchronousCommit) {
         HikariConfig config = new HikariConfig();
         config.setPoolName("fencegate-sql-issuer");
         config.setJdbcUrl(jdbcUrl);
@@ -166,6 +195,9 @@ public final class SqlLeaseIssuerBuilder {
         // a statement to switch it off and one to switch it back a transaction; every call commits itself.
         // PostgreSQL and H2 keep it on: their grant and release are single statements.
         config.setAutoCommit(!mysqlUrl());
+        if (forceSynchronousCommit) {
+            config.addDataSourceProperty("options", "-c synchronous_commit=on");
+        }
         if (mysqlUrl() && !jdbcUrl.toLowerCase(Locale.ROOT).contains("allowmultiqueries=")) {
             // A grant's or a release's statements, the token read back and the COMMIT go in one request.
             config.addDataSourceProperty("allowMultiQueries", "true");
@@ -214,6 +246,10 @@ public final class SqlLeaseIssuerBuilder {
 
     Duration statementTimeout() {
         return statementTimeout;
+    }
+
+    Duration durabilityCheckEvery() {
+        return durabilityCheckEvery;
     }
 
     int threads() {
