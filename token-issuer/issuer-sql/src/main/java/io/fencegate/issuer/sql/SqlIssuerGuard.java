@@ -16,7 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether a grant the database acknowledged survives a crash of the database server. A commit that
+ * What the issuer checks before it may grant, at start and every few seconds: that its tables are
+ * the deployment's one set ({@link SqlIssuerPlace}), and that a grant the database acknowledged
+ * survives a crash of the database server. A commit that
  * returns before its log is on disk ({@code synchronous_commit = off}, {@code fsync = off},
  * {@code innodb_flush_log_at_trx_commit = 0 or 2}) can vanish in a crash while its holder goes on
  * writing, and the lock is then granted again: two live holders. Where the issuer can, it forces
@@ -27,9 +29,9 @@ import org.slf4j.LoggerFactory;
  * answers grant look-ups with nothing but that reason. Fixing the setting is enough: the next
  * check clears it.
  */
-final class SqlDurabilityGuard {
+final class SqlIssuerGuard {
 
-    private static final Logger log = LoggerFactory.getLogger(SqlDurabilityGuard.class);
+    private static final Logger log = LoggerFactory.getLogger(SqlIssuerGuard.class);
     /** PostgreSQL's synchronous_commit values that wait for the local WAL flush (and more). */
     private static final Set<String> PG_DURABLE_COMMIT = Set.of("on", "local", "remote_write", "remote_apply");
 
@@ -38,7 +40,7 @@ final class SqlDurabilityGuard {
     private final int timeoutSeconds;
     private volatile String refusal;
 
-    SqlDurabilityGuard(DataSource dataSource, SqlDialect dialect, int timeoutSeconds) {
+    SqlIssuerGuard(DataSource dataSource, SqlDialect dialect, int timeoutSeconds) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.timeoutSeconds = timeoutSeconds;
@@ -77,7 +79,7 @@ final class SqlDurabilityGuard {
                 }
             }
         } catch (SQLException e) {
-            log.debug("SQL lease issuer: durability check failed: {}", e.toString());
+            log.debug("SQL lease issuer: check of its tables and durability failed: {}", e.toString());
             return;
         }
         String before = refusal;
@@ -85,11 +87,15 @@ final class SqlDurabilityGuard {
         if (found != null && !found.equals(before)) {
             log.error("SQL lease issuer refuses to grant: {}", found);
         } else if (found == null && before != null) {
-            log.info("SQL lease issuer grants again: the database's commits are durable");
+            log.info("SQL lease issuer grants again: its tables and the database's durability settings are as required");
         }
     }
 
     private String problem(Connection c) throws SQLException {
+        String place = SqlIssuerPlace.problem(c, dialect, timeoutSeconds);
+        if (place != null) {
+            return place;
+        }
         return switch (dialect) {
             case POSTGRESQL -> postgresProblem(c);
             case MYSQL -> mysqlProblem(c);
