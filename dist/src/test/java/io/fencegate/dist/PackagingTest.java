@@ -46,7 +46,7 @@ class PackagingTest {
     @Test
     void alertRulesPassPromtoolCheckAndTheirUnitTests() throws Exception {
         Path dir = PACKAGING.resolve("monitoring");
-        assertThat(run(dir, "promtool", "check", "rules", "fencegate-alerts.yaml")).contains("SUCCESS: 5 rules found");
+        assertThat(run(dir, "promtool", "check", "rules", "fencegate-alerts.yaml")).contains("SUCCESS: 6 rules found");
         assertThat(run(dir, "promtool", "test", "rules", "fencegate-alerts.test.yaml")).contains("SUCCESS");
         assertThat(String.join("\n", MonitoredMetrics.alertExpressions()))
                 .contains("outcome=\"stale\"", "status=\"503\"", "status=\"410\"", "quantile=\"0.99\"", "up{");

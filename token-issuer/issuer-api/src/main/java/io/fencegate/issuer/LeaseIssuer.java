@@ -107,6 +107,17 @@ public interface LeaseIssuer extends AutoCloseable {
      */
     CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit);
 
+    /**
+     * Why this issuer refuses to grant while its backend answers, or empty when it serves: a
+     * backend set up so that an acknowledged grant could be lost (a database whose commits are not
+     * durable). While present, grants, renewals and grant look-ups fail with
+     * {@link IssuerUnavailableException} saying the same; the issuer clears it by itself once the
+     * backend is fixed. A server shows it in its health and as a metric.
+     */
+    default Optional<String> unavailableReason() {
+        return Optional.empty();
+    }
+
     /** Registers a listener told when a lease granted here ends without a release. */
     void addListener(LeaseListener listener);
 

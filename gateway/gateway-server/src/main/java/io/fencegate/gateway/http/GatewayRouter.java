@@ -61,6 +61,7 @@ public final class GatewayRouter {
             GatewayMetrics prometheus) {
         // The routes report outcomes once; the status page and Prometheus both hear them.
         StoreActivity activity = new StoreActivity(prometheus, stores);
+        prometheus.watchIssuer(issuer);
         GatewayMetrics metrics = activity;
         Map<String, StoreBinding> byName = new LinkedHashMap<>();
         for (StoreBinding b : stores) {

@@ -1,6 +1,8 @@
 package io.fencegate.gateway.metrics;
 
+import io.fencegate.issuer.LeaseIssuer;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.binder.jvm.JvmCompilationMetrics;
@@ -131,6 +133,13 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
                 .tag("route", k.route()).tag("method", k.method()).tag("status", Integer.toString(k.status()))
                 .publishPercentiles(0.5, 0.95, 0.99)
                 .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void watchIssuer(LeaseIssuer issuer) {
+        Gauge.builder("fencegate.issuer.refusing", issuer, i -> i.unavailableReason().isPresent() ? 1 : 0)
+                .description("1 while the lease issuer refuses to grant though its backend answers (see the log and /health)")
+                .register(registry);
     }
 
     @Override

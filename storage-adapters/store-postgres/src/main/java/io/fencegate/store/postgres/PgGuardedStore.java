@@ -112,9 +112,15 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
             connect.setProperties(Map.of("search_path", options.schema()));
         }
         int connectMs = (int) options.connectTimeout().toMillis();
+        // The pool's wait for a connection includes making one: TCP connect, start-up, authentication,
+        // and on a cold JVM the client's first class loading on the event loop. Several gateways starting
+        // at once on a busy machine took longer than the TCP connect timeout for that, and the store
+        // then called a server that was up "unavailable". Every operation is bounded by the operation
+        // timeout anyway; the wait gets the connect and operation timeouts together.
+        int poolWaitMs = (int) options.connectTimeout().plus(options.operationTimeout()).toMillis();
         Pool pool = PgBuilder.pool()
                 .with(new PoolOptions().setMaxSize(options.poolSize())
-                        .setConnectionTimeout(connectMs).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS))
+                        .setConnectionTimeout(poolWaitMs).setConnectionTimeoutUnit(TimeUnit.MILLISECONDS))
                 .with(new NetClientOptions().setConnectTimeout(connectMs))
                 .connectingTo(connect)
                 .using(vertx)

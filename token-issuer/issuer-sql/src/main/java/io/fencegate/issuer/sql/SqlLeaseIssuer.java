@@ -90,6 +90,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     private final ScheduledThreadPoolExecutor scheduler;
     private final SqlReleaseNotifications notifications;
     private final SqlExpiryWatch expiries;
+    private final SqlIssuerGuard guard;
     /**
      * The highest token this instance has granted, on any lock: no grant here goes below it, on any
      * lock, whatever the database's rows or clock say. Tokens are clock values, so one number
@@ -120,6 +121,21 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         this.notifications = dialect == SqlDialect.POSTGRESQL && b.notifications()
                 ? new SqlReleaseNotifications(dataSource, this::wakeWaiter) : null;
         scheduler.scheduleWithFixedDelay(() -> runQuietly(this::sweep), SWEEP_EVERY_MS, SWEEP_EVERY_MS, TimeUnit.MILLISECONDS);
+        this.guard = new SqlIssuerGuard(dataSource, dialect, (int) Math.max(1, b.statementTimeout().toSeconds()));
+        guard.start(scheduler, jdbc, b.durabilityCheckEvery());
+    }
+
+    /** Tables that are not the deployment's one set, or a database whose commits may be lost in a crash: see {@link SqlIssuerGuard}. */
+    @Override
+    public Optional<String> unavailableReason() {
+        return Optional.ofNullable(guard.refusal());
+    }
+
+    /** Fails closed while {@link #unavailableReason()} is present: a grant (or renewal) the database may forget, or another set of tables may repeat, is no grant. */
+    private <T> CompletableFuture<T> refusedByGuard() {
+        String refusal = guard.refusal();
+        return refusal == null ? null
+                : CompletableFuture.failedFuture(new IssuerUnavailableException("SQL lease issuer at " + where + " refuses: " + refusal));
     }
 
     /** A builder: {@code SqlLeaseIssuer.builder().dataSource(pool).build()}. */
@@ -130,6 +146,10 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     /** The delay is kept in the lock's row ({@code free_us}), so every instance honours it. */
     @Override
     protected CompletionStage<Optional<Lease>> grant(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        CompletableFuture<Optional<Lease>> refused = refusedByGuard();
+        if (refused != null) {
+            return refused;
+        }
         Acquisition acquisition = new Acquisition(lock, lock.getBytes(StandardCharsets.UTF_8), ttlMs, lockDelayMs,
                 System.nanoTime() + wait.toNanos(), !wait.isZero());
         waiting.put(acquisition, Boolean.TRUE);
@@ -158,6 +178,10 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     @Override
     protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIdFormat.Parsed id) {
+        CompletableFuture<Optional<Lease>> refused = refusedByGuard();
+        if (refused != null) {
+            return refused;
+        }
         return liveLease(leaseId, id, true);
     }
 
@@ -188,6 +212,11 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     @Override
     protected CompletionStage<Boolean> isGranted(String lock, long token) {
+        // Also the gateway's health probe: it says DOWN, and why, while grants are refused.
+        CompletableFuture<Boolean> refused = refusedByGuard();
+        if (refused != null) {
+            return refused;
+        }
         return call(() -> tables.wasGranted(key(lock), token));
     }
 

@@ -5,9 +5,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.backend.InstanceNames;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Properties;
 import javax.sql.DataSource;
 
 /**
@@ -16,6 +18,9 @@ import javax.sql.DataSource;
  * closes nothing of it), or a {@link #jdbcUrl} for a small HikariCP pool the issuer owns.
  */
 public final class SqlLeaseIssuerBuilder {
+
+    /** PostgreSQL start-up options of the issuer's own connections ({@link #openForcedPool}). */
+    private static final String FORCED_OPTIONS = "-c synchronous_commit=on";
 
     private DataSource dataSource;
     private String jdbcUrl;
@@ -29,6 +34,7 @@ public final class SqlLeaseIssuerBuilder {
     private boolean notifications = true;
     private boolean migrate = true;
     private String schema;
+    private Duration durabilityCheckEvery = Duration.ofSeconds(5);
 
     SqlLeaseIssuerBuilder() { }
 
@@ -115,6 +121,12 @@ public final class SqlLeaseIssuerBuilder {
         return this;
     }
 
+    /** How often the database's durability settings are read again ({@link SqlIssuerGuard}; default 5 s). */
+    SqlLeaseIssuerBuilder durabilityCheckEvery(Duration every) {
+        this.durabilityCheckEvery = every;
+        return this;
+    }
+
     /**
      * Checks the settings, opens the pool (if a URL was given), migrates and starts the issuer.
      *
@@ -134,10 +146,11 @@ public final class SqlLeaseIssuerBuilder {
         requirePositive(statementTimeout, "statementTimeout");
         requirePositive(connectTimeout, "connectTimeout");
         requirePositive(grantRetention, "grantRetention");
+        requirePositive(durabilityCheckEvery, "durabilityCheckEvery");
         if (instanceName != null) {
             InstanceNames.check(instanceName);
         }
-        HikariDataSource pool = jdbcUrl == null ? null : openPool();
+        HikariDataSource pool = jdbcUrl == null ? null : openForcedPool();
         DataSource ds = pool != null ? pool : dataSource;
         try {
             SqlDialect dialect;
@@ -150,8 +163,17 @@ public final class SqlLeaseIssuerBuilder {
                             + " the issuer runs its own short transactions, never a caller's");
                 }
             }
+            int timeout = (int) Math.max(1, statementTimeout.toSeconds());
+            try (Connection c = ds.getConnection()) {
+                requirePlace(SqlIssuerPlace.beforeMigration(c, dialect, timeout));
+            }
             if (migrate) {
                 SqlIssuerSchema.migrate(ds, schema);
+            }
+            try (Connection c = ds.getConnection()) {
+                // After the migration too: two issuers started at once on an empty database under different
+                // search paths each saw no tables before, and each made a set.
+                requirePlace(SqlIssuerPlace.problem(c, dialect, timeout));
             }
             return new SqlLeaseIssuer(this, ds, pool, dialect);
         } catch (SQLException e) {
@@ -163,7 +185,35 @@ public final class SqlLeaseIssuerBuilder {
         }
     }
 
-    private HikariDataSource openPool() {
+    /**
+     * PostgreSQL: the pool's connections start with {@code synchronous_commit = on} (a start-up
+     * option, so it is also their reset value): a grant is acknowledged only once its WAL is on disk,
+     * whatever the server's default, at no cost per call. A pooler that refuses start-up options
+     * (pgbouncer without {@code ignore_startup_parameters = options}) gets a pool without it; the
+     * server's own setting is then checked instead ({@link SqlIssuerGuard}).
+     */
+    private HikariDataSource openForcedPool() {
+        if (!jdbcUrl.startsWith("jdbc:postgresql:") || jdbcUrl.toLowerCase(Locale.ROOT).contains("options=")) {
+            return openPool(false);
+        }
+        return openPool(acceptsStartupOptions());
+    }
+
+    /** One connection with the option, before the pool: a pool would retry a refused one for its whole connect timeout. */
+    private boolean acceptsStartupOptions() {
+        Properties props = new Properties();
+        props.setProperty("user", user == null ? "" : user);
+        props.setProperty("password", password == null ? "" : password);
+        props.setProperty("options", FORCED_OPTIONS);
+        try (Connection c = DriverManager.getConnection(jdbcUrl, props)) {
+            return true;
+        } catch (SQLException e) {
+            // Any other failure shows again, with the pool's own message, when the pool opens.
+            return !String.valueOf(e.getMessage()).contains("unsupported startup parameter");
+        }
+    }
+
+    private HikariDataSource openPool(boolean forceSynchronousCommit) {
         HikariConfig config = new HikariConfig();
         config.setPoolName("fencegate-sql-issuer");
         config.setJdbcUrl(jdbcUrl);
@@ -177,6 +227,9 @@ public final class SqlLeaseIssuerBuilder {
         // a statement to switch it off and one to switch it back a transaction; every call commits itself.
         // PostgreSQL and H2 keep it on: their grant and release are single statements.
         config.setAutoCommit(!mysqlUrl());
+        if (forceSynchronousCommit) {
+            config.addDataSourceProperty("options", FORCED_OPTIONS);
+        }
         if (mysqlUrl() && !jdbcUrl.toLowerCase(Locale.ROOT).contains("allowmultiqueries=")) {
             // A grant's or a release's statements, the token read back and the COMMIT go in one request.
             config.addDataSourceProperty("allowMultiQueries", "true");
@@ -197,6 +250,12 @@ public final class SqlLeaseIssuerBuilder {
     boolean multiStatements() {
         String url = jdbcUrl == null ? "" : jdbcUrl.toLowerCase(Locale.ROOT);
         return mysqlUrl() && (!url.contains("allowmultiqueries=") || url.contains("allowmultiqueries=true"));
+    }
+
+    private static void requirePlace(String problem) {
+        if (problem != null) {
+            throw new IllegalStateException("SQL lease issuer: " + problem);
+        }
     }
 
     private static void closeQuietly(HikariDataSource pool) {
@@ -225,6 +284,10 @@ public final class SqlLeaseIssuerBuilder {
 
     Duration statementTimeout() {
         return statementTimeout;
+    }
+
+    Duration durabilityCheckEvery() {
+        return durabilityCheckEvery;
     }
 
     int threads() {
