@@ -93,6 +93,16 @@ public interface LeaseIssuer extends AutoCloseable {
      */
     CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit);
 
+    /**
+     * Why this issuer now refuses, to stay safe, grants it would otherwise make (for instance, the
+     * SQL issuer while a lock's last token is ahead of its clock), for an operator: the gateway's
+     * {@code /health} reports the issuer down and logs this. Empty while it refuses nothing; a
+     * backend that never fails closed keeps the default.
+     */
+    default Optional<String> failingClosed() {
+        return Optional.empty();
+    }
+
     /** Registers a listener told when a lease granted here ends without a release. */
     void addListener(LeaseListener listener);
 
