@@ -74,6 +74,7 @@ public final class GatewayRouter {
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, options.maxKeyBytes(), options.requestTimeout());
         OpsRoutes ops = new OpsRoutes(issuer, stores, metrics, PROBE_TIMEOUT);
+        prometheus.watchIssuer(() -> issuer.failingClosed().isPresent());
 
         Router router = Router.router(vertx);
         router.get("/health").handler(metrics.timed("/health", ops::health));

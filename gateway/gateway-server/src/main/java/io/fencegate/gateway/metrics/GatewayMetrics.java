@@ -11,7 +11,7 @@ import java.util.Locale;
  *
  * <p>Prometheus names: {@code fencegate_writes_total{store,outcome=applied|stale|retried|refused}},
  * {@code fencegate_fenced_reads_total{store,outcome=claimed|stale|refused}},
- * {@code fencegate_leases_total{outcome=granted|denied}},
+ * {@code fencegate_leases_total{outcome=granted|denied}}, {@code fencegate_issuer_fail_closed},
  * {@code fencegate_http_requests_seconds{route,method,status}} (count, sum, max, p50/p95/p99).
  */
 public interface GatewayMetrics {
@@ -78,6 +78,14 @@ public interface GatewayMetrics {
 
     /** {@code POST /v1/leases} answered 423: still held after waiting. */
     void leaseDenied();
+
+    /**
+     * Reports, as the gauge {@code fencegate_issuer_fail_closed} (1 or 0), whether the issuer now
+     * refuses grants to stay safe ({@code LeaseIssuer.failingClosed()}): worth an alert, it means
+     * some locks cannot be granted until it clears by itself.
+     */
+    default void watchIssuer(java.util.function.BooleanSupplier failingClosed) {
+    }
 
     /**
      * Wraps a route handler so its latency is recorded under {@code route} (the route's pattern, e.g.

@@ -82,6 +82,13 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
     }
 
     @Override
+    public void watchIssuer(java.util.function.BooleanSupplier failingClosed) {
+        io.micrometer.core.instrument.Gauge.builder("fencegate.issuer.fail.closed", () -> failingClosed.getAsBoolean() ? 1 : 0)
+                .description("1 while the issuer refuses grants to stay safe (see the gateway's log), else 0")
+                .register(registry);
+    }
+
+    @Override
     public void write(String store, WriteOutcome outcome) {
         writes.increment(store, outcome);
     }
