@@ -42,7 +42,9 @@ final class LeaseTables {
          * clock stepped back, or a backup taken while it ran ahead was restored. A token is never
          * above the clock (see {@link SqlLeaseIssuer}), so the lock waits until the clock passes it.
          */
-        TOKEN_AHEAD_OF_CLOCK
+        TOKEN_AHEAD_OF_CLOCK,
+        /** Another instance moved the clock's offset while this attempt read it: try again at once. */
+        CLOCK_MOVED
     }
 
     /** How a lease this instance granted stands, judged under its row's lock: live (ms left), released, or expired. */
@@ -330,7 +332,7 @@ final class LeaseTables {
             }
             Long read = clock.read(c);
             if (read == null) {
-                return refused(c, waiterId, waiterTtlMs, 1, Refusal.NONE); // another instance moved the clock's offset: read again
+                return refused(c, waiterId, waiterTtlMs, 1, Refusal.CLOCK_MOVED);
             }
             long nowUs = read;
             Long oldest = null;

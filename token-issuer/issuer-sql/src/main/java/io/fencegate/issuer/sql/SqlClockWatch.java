@@ -56,10 +56,12 @@ final class SqlClockWatch {
      */
     synchronized long observe(long clockUs, long sentNanos, long answeredNanos) {
         Reading previous = last;
-        if (previous == null || sentNanos - previous.answeredNanos < 0) {
+        if (previous == null) {
             last = new Reading(clockUs, sentNanos, answeredNanos);
             return 0;
         }
+        // The bounds hold whatever the order: readings on several threads overlap, and each is
+        // checked against the one before it, so a busy instance never skips its check.
         long earliest = previous.clockUs + micros(sentNanos - previous.answeredNanos);
         long latest = previous.clockUs + micros(answeredNanos - previous.sentNanos);
         long slack = slackUs(answeredNanos - previous.sentNanos);

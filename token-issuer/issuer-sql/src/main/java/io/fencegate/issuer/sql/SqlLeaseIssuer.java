@@ -489,6 +489,9 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
                     }
                 }
                 LeaseTables.Attempt answer = tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                if (answer != null && answer.refusal() == LeaseTables.Refusal.CLOCK_MOVED) {
+                    answer = tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                }
                 if (answer != null) {
                     return answer;
                 }
