@@ -54,6 +54,8 @@ final class Deployment implements AutoCloseable {
     SteppedClock clock;
     /** The database server's wall clock, for the {@code sql} issuer's deployments (null elsewhere). */
     SteppedClock databaseClock;
+    /** Backups of the sql issuer's tables, for the restore fault (null elsewhere). */
+    IssuerBackups issuerBackups;
     final List<ChildProcess> gateways = new ArrayList<>();
     final List<URI> urls = new ArrayList<>();
     private final Thread cleanUp = new Thread(this::closeQuietly, "nemesis-clean-up");
@@ -146,6 +148,10 @@ final class Deployment implements AutoCloseable {
                     launchGateway(i, issuers[i], stores[i], attempt + 1);
                 }
             }
+        }
+        if (sql) {
+            issuerBackups = new IssuerBackups(pg, database.port(), dir.resolve("issuer-backups"));
+            issuerBackups.take(); // the first restore goes back to here
         }
     }
 

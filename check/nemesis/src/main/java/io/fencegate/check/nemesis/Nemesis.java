@@ -82,6 +82,10 @@ final class Nemesis implements Runnable {
                         + CLOCK_STEP_HOLD_MS / 1000 + " s, then right");
             }));
         }
+        if (d.issuerBackups != null) {
+            // Leases granted since the backup vanish with the restore: their holders' renews answer 410.
+            kinds.add(new Kind("issuer-restore", true, () -> Injected.everywhere(d.issuerBackups.restoreOlder())));
+        }
         kinds.add(new Kind("client-pause", false, () -> {
             List<ChildProcess> now = clients.get();
             if (now.isEmpty()) {
