@@ -3,6 +3,7 @@ package io.fencegate.testing;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A MariaDB server of a test's own: {@code mariadb-install-db} into its folder, {@code mariadbd} as
@@ -17,17 +18,25 @@ public final class MariaDbServer extends DatabaseServer {
 
     private final Path data;
     private final Path socketDir;
+    private final Map<String, String> serverEnv;
     private ChildProcess process;
 
-    private MariaDbServer(Path dir, Path socketDir) {
+    private MariaDbServer(Path dir, Path socketDir, Map<String, String> serverEnv) {
         super("mariadb", dir, "root", "/", "/" + DATABASE);
         this.data = dir.resolve("data");
         this.socketDir = socketDir;
+        this.serverEnv = serverEnv;
     }
 
     public static MariaDbServer start(Path dir) throws Exception {
+        return start(dir, Map.of());
+    }
+
+    /** A server whose process gets {@code serverEnv} too (e.g. libfaketime's variables: a server whose wall clock a test steps). */
+    public static MariaDbServer start(Path dir, Map<String, String> serverEnv) throws Exception {
         Files.createDirectories(dir);
-        return started(new MariaDbServer(dir, Files.createTempDirectory(Path.of("/tmp"), "fg-mariadb")), MariaDbServer::open);
+        return started(new MariaDbServer(dir, Files.createTempDirectory(Path.of("/tmp"), "fg-mariadb"), serverEnv),
+                MariaDbServer::open);
     }
 
     private void open() throws Exception {
@@ -47,7 +56,7 @@ public final class MariaDbServer extends DatabaseServer {
                 "--port=" + port(), "--bind-address=127.0.0.1", "--socket=" + socketDir.resolve("s"),
                 "--pid-file=" + dir.resolve("mariadbd.pid"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
                 "--innodb-flush-log-at-trx-commit=1", "--max-connections=80"))
-                .logTo(dir.resolve("mariadb.log")).start();
+                .env(serverEnv).logTo(dir.resolve("mariadb.log")).start();
         awaitConnectable(serverUrl(), () -> {
             if (!process.alive()) {
                 throw new IllegalStateException("mariadbd on port " + port() + " exited\n" + tail());

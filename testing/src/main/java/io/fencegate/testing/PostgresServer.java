@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -19,17 +20,27 @@ public final class PostgresServer extends DatabaseServer {
     private final Path data;
     private final Path log;
     private final Path bin;
+    private final Map<String, String> serverEnv;
     private volatile boolean running;
 
-    private PostgresServer(Path dir, Path bin) {
+    private PostgresServer(Path dir, Path bin, Map<String, String> serverEnv) {
         super("postgresql", dir, "postgres", "/postgres", "/postgres?currentSchema=" + SCHEMA);
         this.data = dir.resolve("data");
         this.log = dir.resolve("postgres.log");
         this.bin = bin;
+        this.serverEnv = serverEnv;
     }
 
     public static PostgresServer start(Path dir) throws Exception {
-        return started(new PostgresServer(dir, binDir()), PostgresServer::open);
+        return start(dir, Map.of());
+    }
+
+    /**
+     * A server whose process gets {@code serverEnv} too (e.g. libfaketime's variables: a server whose
+     * wall clock a test steps); its tools (initdb, pg_ctl's stop) run without it.
+     */
+    public static PostgresServer start(Path dir, Map<String, String> serverEnv) throws Exception {
+        return started(new PostgresServer(dir, binDir(), serverEnv), PostgresServer::open);
     }
 
     private void open() throws Exception {
@@ -61,7 +72,7 @@ public final class PostgresServer extends DatabaseServer {
     @Override
     protected void launch() throws Exception {
         try {
-            asPostgres(START_SECONDS + 5, "pg_ctl", "-D", data.toString(), "-l", log.toString(), "-w", "-t",
+            asPostgres(serverEnv, START_SECONDS + 5, "pg_ctl", "-D", data.toString(), "-l", log.toString(), "-w", "-t",
                     Long.toString(START_SECONDS), "-o",
                     "-p " + port() + " -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=60", "start");
         } catch (IllegalStateException e) {
@@ -77,7 +88,16 @@ public final class PostgresServer extends DatabaseServer {
     }
 
     private String asPostgres(long seconds, String tool, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("runuser", "-u", "postgres", "--", bin.resolve(tool).toString()));
+        return asPostgres(Map.of(), seconds, tool, args);
+    }
+
+    private String asPostgres(Map<String, String> env, long seconds, String tool, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("runuser", "-u", "postgres", "--"));
+        if (!env.isEmpty()) {
+            cmd.add("env"); // runuser keeps little of the caller's environment: name it on env's command line
+            env.forEach((k, v) -> cmd.add(k + "=" + v));
+        }
+        cmd.add(bin.resolve(tool).toString());
         cmd.addAll(List.of(args));
         return ChildProcess.run(seconds, cmd);
     }

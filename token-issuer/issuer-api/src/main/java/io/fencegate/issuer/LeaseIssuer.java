@@ -108,13 +108,16 @@ public interface LeaseIssuer extends AutoCloseable {
     CompletionStage<LeasePage> list(String lockPrefix, String cursor, int limit);
 
     /**
-     * Why this issuer refuses to grant while its backend answers, or empty when it serves: a
-     * backend set up so that an acknowledged grant could be lost (a database whose commits are not
-     * durable). While present, grants, renewals and grant look-ups fail with
-     * {@link IssuerUnavailableException} saying the same; the issuer clears it by itself once the
-     * backend is fixed. A server shows it in its health and as a metric.
+     * Why this issuer now refuses, to stay safe, grants it would otherwise make, for an operator;
+     * empty while it refuses nothing. For instance the SQL issuer while a lock's last token is ahead
+     * of its clock (that lock only), or while its database is set up so that an acknowledged grant
+     * could be lost or granted twice (commits not durable, a second set of tables: every grant,
+     * renewal and grant look-up fails with {@link IssuerUnavailableException} saying the same). It
+     * clears by itself once the cause is gone. The gateway reports the issuer down in
+     * {@code /health}, logs this, and sets the gauge {@code fencegate_issuer_fail_closed}. A backend
+     * that never fails closed keeps the default.
      */
-    default Optional<String> unavailableReason() {
+    default Optional<String> failingClosed() {
         return Optional.empty();
     }
 

@@ -52,6 +52,10 @@ final class Deployment implements AutoCloseable {
     PgbouncerServer pgbouncer;
     TcpProxy proxy;
     SteppedClock clock;
+    /** The database server's wall clock, for the {@code sql} issuer's deployments (null elsewhere). */
+    SteppedClock databaseClock;
+    /** Backups of the sql issuer's tables, for the restore fault (null elsewhere). */
+    IssuerBackups issuerBackups;
     final List<ChildProcess> gateways = new ArrayList<>();
     final List<URI> urls = new ArrayList<>();
     private final Thread cleanUp = new Thread(this::closeQuietly, "nemesis-clean-up");
@@ -81,7 +85,12 @@ final class Deployment implements AutoCloseable {
         Files.createDirectories(dir);
         boolean pg = backend == Backend.ZK_POSTGRES || backend == Backend.SQL_POSTGRES;
         clock = SteppedClock.create(dir.resolve("gateway" + STEPPED_GATEWAY + ".clock"));
-        database = pg ? PostgresServer.start(dir.resolve("postgres")) : MariaDbServer.start(dir.resolve("mariadb"));
+        boolean sql = backend == Backend.SQL_POSTGRES || backend == Backend.SQL_MARIADB;
+        // The sql issuer's times come from the database server's clock: there, the harness steps it.
+        databaseClock = sql ? SteppedClock.create(dir.resolve("database.clock")) : null;
+        Map<String, String> databaseEnv = sql ? databaseClock.environment() : Map.of();
+        database = pg ? PostgresServer.start(dir.resolve("postgres"), databaseEnv)
+                : MariaDbServer.start(dir.resolve("mariadb"), databaseEnv);
         proxy = TcpProxy.start("127.0.0.1", database.port());
         String[] issuers = new String[GATEWAYS];
         String[] stores = new String[GATEWAYS];
@@ -139,6 +148,10 @@ final class Deployment implements AutoCloseable {
                     launchGateway(i, issuers[i], stores[i], attempt + 1);
                 }
             }
+        }
+        if (sql) {
+            issuerBackups = new IssuerBackups(pg, database.port(), dir.resolve("issuer-backups"));
+            issuerBackups.take(); // the first restore goes back to here
         }
     }
 

@@ -44,6 +44,7 @@ final class Nemesis implements Runnable {
 
     static final long CLOCK_STEP_SECONDS = 600;
     static final long CLOCK_STEP_HOLD_MS = 3_000;
+    static final long DB_CLOCK_STEP_SECONDS = 3_600;
 
     private static final long HEALTHY_WITHIN_SECONDS = 60;
 
@@ -73,6 +74,26 @@ final class Nemesis implements Runnable {
                     + " s, then -" + CLOCK_STEP_SECONDS / 60 + " min for " + CLOCK_STEP_HOLD_MS / 1000 + " s, then right",
                     d.urls.get(i).toString());
         }));
+        if (d.databaseClock != null) {
+            kinds.add(new Kind("db-clock-step", false, () -> {
+                // The database server's wall clock, which the sql issuer's times come from, steps an
+                // hour ahead, then an hour behind, then right: the gateways keep the issuer's clock on
+                // course, so no lease ends early, none outlives its ttl, and no token comes again.
+                d.databaseClock.offset(DB_CLOCK_STEP_SECONDS);
+                Thread.sleep(CLOCK_STEP_HOLD_MS);
+                d.databaseClock.offset(-DB_CLOCK_STEP_SECONDS);
+                Thread.sleep(CLOCK_STEP_HOLD_MS);
+                d.databaseClock.offset(0);
+                Thread.sleep(SteppedClock.PICKED_UP_MS);
+                return Injected.everywhere("database server wall clock +" + DB_CLOCK_STEP_SECONDS / 60 + " min for "
+                        + CLOCK_STEP_HOLD_MS / 1000 + " s, then -" + DB_CLOCK_STEP_SECONDS / 60 + " min for "
+                        + CLOCK_STEP_HOLD_MS / 1000 + " s, then right");
+            }));
+        }
+        if (d.issuerBackups != null) {
+            // Leases granted since the backup vanish with the restore: their holders' renews answer 410.
+            kinds.add(new Kind("issuer-restore", true, () -> Injected.everywhere(d.issuerBackups.restoreOlder())));
+        }
         kinds.add(new Kind("client-pause", false, () -> {
             List<ChildProcess> now = clients.get();
             if (now.isEmpty()) {

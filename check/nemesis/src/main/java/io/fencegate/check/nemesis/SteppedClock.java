@@ -51,7 +51,8 @@ final class SteppedClock {
     /** The environment of the process whose clock this steps. */
     Map<String, String> environment() {
         return Map.of("LD_PRELOAD", library.toString(), "FAKETIME_TIMESTAMP_FILE", control.toString(),
-                "FAKETIME_CACHE_DURATION", "1", "DONT_FAKE_MONOTONIC", "1", "FAKETIME_FORCE_MONOTONIC_FIX", "0",
+                "FAKETIME_CACHE_DURATION", "1", "DONT_FAKE_MONOTONIC", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1",
+                "FAKETIME_FORCE_MONOTONIC_FIX", "0",
                 "NO_FAKE_STAT", "1");
     }
 

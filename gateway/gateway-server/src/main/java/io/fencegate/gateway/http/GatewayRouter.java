@@ -61,7 +61,6 @@ public final class GatewayRouter {
             GatewayMetrics prometheus) {
         // The routes report outcomes once; the status page and Prometheus both hear them.
         StoreActivity activity = new StoreActivity(prometheus, stores);
-        prometheus.watchIssuer(issuer);
         GatewayMetrics metrics = activity;
         Map<String, StoreBinding> byName = new LinkedHashMap<>();
         for (StoreBinding b : stores) {
@@ -87,6 +86,7 @@ public final class GatewayRouter {
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, bodies, options.maxKeyBytes(), options.requestTimeout());
         OpsRoutes ops = new OpsRoutes(issuer, stores, metrics, PROBE_TIMEOUT);
+        prometheus.watchIssuer(() -> issuer.failingClosed().isPresent());
 
         Router router = Router.router(vertx);
         router.get("/health").handler(metrics.timed("/health", ops::health));

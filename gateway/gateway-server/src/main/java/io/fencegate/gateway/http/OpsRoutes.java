@@ -2,6 +2,7 @@ package io.fencegate.gateway.http;
 
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.metrics.GatewayMetrics;
+import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.LeaseIssuer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -11,6 +12,8 @@ import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
@@ -35,7 +38,8 @@ final class OpsRoutes {
     }
 
     /**
-     * 200 when the issuer and every store answer a read in time, else 503; the body says which, as
+     * 200 when the issuer and every store answer a read in time and the issuer refuses no grant to
+     * stay safe, else 503; the body says which, as
      * {@code {"status":"DOWN"}} only: this route needs no key, so why (addresses, driver messages)
      * goes to the log. The probes are real round trips (a plain read, a grant look-up), so a cut
      * link shows here.
@@ -53,7 +57,12 @@ final class OpsRoutes {
     Future<JsonObject> check(Context context) {
         JsonObject checks = new JsonObject();
         List<Future<?>> probes = new ArrayList<>();
-        probes.add(probe(context, checks, "issuer", "issuer", issuer.wasGranted(PROBE_LOCK, 1)));
+        // An issuer that refuses grants to stay safe (LeaseIssuer.failingClosed) is down for them,
+        // though it answers: the probe fails with its reason, which goes to the log.
+        Optional<String> failingClosed = issuer.failingClosed();
+        probes.add(probe(context, checks, "issuer", "issuer", failingClosed.isPresent()
+                ? CompletableFuture.failedFuture(new IssuerUnavailableException(failingClosed.get()))
+                : issuer.wasGranted(PROBE_LOCK, 1)));
         for (StoreBinding b : stores) {
             probes.add(probe(context, checks, "store:" + b.name(), "store '" + b.name() + "'", b.store().read(PROBE_KEY)));
         }

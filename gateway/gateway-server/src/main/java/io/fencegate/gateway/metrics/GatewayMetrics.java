@@ -11,7 +11,7 @@ import java.util.Locale;
  *
  * <p>Prometheus names: {@code fencegate_writes_total{store,outcome=applied|stale|retried|refused}},
  * {@code fencegate_fenced_reads_total{store,outcome=claimed|stale|refused}},
- * {@code fencegate_leases_total{outcome=granted|denied}}, {@code fencegate_issuer_refusing},
+ * {@code fencegate_leases_total{outcome=granted|denied}}, {@code fencegate_issuer_fail_closed},
  * {@code fencegate_http_requests_seconds{route,method,status}} (count, sum, max, p50/p95/p99).
  */
 public interface GatewayMetrics {
@@ -80,19 +80,19 @@ public interface GatewayMetrics {
     void leaseDenied();
 
     /**
+     * Reports, as the gauge {@code fencegate_issuer_fail_closed} (1 or 0), whether the issuer now
+     * refuses grants to stay safe ({@code LeaseIssuer.failingClosed()}): worth an alert, it means
+     * some locks cannot be granted until it clears by itself.
+     */
+    default void watchIssuer(java.util.function.BooleanSupplier failingClosed) {
+    }
+
+    /**
      * Wraps a route handler so its latency is recorded under {@code route} (the route's pattern, e.g.
      * {@code "/v1/stores/{store}/items/{key}"}, never the concrete path: labels must stay few), with the
      * request method and the status it ended with.
      */
     Handler<RoutingContext> timed(String route, Handler<RoutingContext> handler);
-
-    /**
-     * Watches {@code issuer}'s {@link io.fencegate.issuer.LeaseIssuer#unavailableReason()}: the gauge
-     * {@code fencegate_issuer_refusing} is 1 while it refuses to grant though its backend answers (a
-     * database set up so that a grant could be lost or granted twice), else 0. Alert on it.
-     */
-    default void watchIssuer(io.fencegate.issuer.LeaseIssuer issuer) {
-    }
 
     /** False for {@link #noop()}: the launcher then mounts no {@code /metrics} route. */
     boolean enabled();

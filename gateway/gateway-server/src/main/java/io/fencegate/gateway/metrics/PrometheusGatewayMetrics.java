@@ -98,6 +98,13 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
     }
 
     @Override
+    public void watchIssuer(java.util.function.BooleanSupplier failingClosed) {
+        io.micrometer.core.instrument.Gauge.builder("fencegate.issuer.fail.closed", () -> failingClosed.getAsBoolean() ? 1 : 0)
+                .description("1 while the issuer refuses grants to stay safe (see the gateway's log), else 0")
+                .register(registry);
+    }
+
+    @Override
     public void write(String store, WriteOutcome outcome) {
         writes.increment(store, outcome);
     }
@@ -133,13 +140,6 @@ final class PrometheusGatewayMetrics implements GatewayMetrics {
                 .tag("route", k.route()).tag("method", k.method()).tag("status", Integer.toString(k.status()))
                 .publishPercentiles(0.5, 0.95, 0.99)
                 .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
-    }
-
-    @Override
-    public void watchIssuer(LeaseIssuer issuer) {
-        Gauge.builder("fencegate.issuer.refusing", issuer, i -> i.unavailableReason().isPresent() ? 1 : 0)
-                .description("1 while the lease issuer refuses to grant though its backend answers (see the log and /health)")
-                .register(registry);
     }
 
     @Override

@@ -58,6 +58,47 @@ class SqlIssuerGatewayIT {
         }
     }
 
+    /**
+     * A lock whose last token is ahead of the issuer's clock (as a step back no gateway saw leaves
+     * it) is refused with a 503; meanwhile {@code /health} says the issuer is down and the
+     * {@code fencegate_issuer_fail_closed} gauge is 1; both clear by themselves once the clock passes it.
+     */
+    @Test
+    void aLockAheadOfTheIssuersClockFailsClosedInHealthAndMetricsAndRecoversByItself() throws Exception {
+        try (TestDatabases db = TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
+            String yaml = """
+                    issuer: { type: sql, url: "%s", user: %s, password: "" }
+                    stores:
+                      main: { type: jdbc, url: "%s", user: %s, password: "" }
+                    """.formatted(db.url(), db.user(), db.url(), db.user());
+            GatewayConfig config = ConfigLoader.parse(yaml, Map.of());
+            Vertx vertx = Vertx.vertx();
+            try (GatewayHarness gateway = open(config, vertx)) {
+                String lock = "main/ahead/" + UUID.randomUUID();
+                long token = gateway.grantedToken(lock);
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection(db.url(), db.user(), "");
+                        java.sql.PreparedStatement s = c.prepareStatement(
+                                "UPDATE fencegate_lock_fence SET token = token + 5000000 WHERE token = ?")) {
+                    s.setLong(1, token);
+                    assertThat(s.executeUpdate()).isEqualTo(1);
+                }
+                java.net.http.HttpResponse<String> refused = gateway.send(gateway.request("/v1/leases")
+                        .header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"lock\":\"" + lock + "\",\"ttlMs\":5000}")));
+                assertThat(refused.statusCode()).isEqualTo(503);
+                assertThat(gateway.send(gateway.request("/health").GET()).statusCode()).isEqualTo(503);
+                assertThat(gateway.send(gateway.request("/metrics").GET()).body()).contains("fencegate_issuer_fail_closed 1.0");
+
+                Lease after = gateway.client().acquire(lock, Duration.ofSeconds(5), Duration.ofSeconds(20)).orElseThrow();
+                assertThat(after.token()).isGreaterThan(token + 5_000_000);
+                assertThat(gateway.send(gateway.request("/health").GET()).statusCode()).isEqualTo(200);
+                assertThat(gateway.send(gateway.request("/metrics").GET()).body()).contains("fencegate_issuer_fail_closed 0.0");
+            } finally {
+                vertx.close().await(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     private static GatewayHarness open(GatewayConfig config, Vertx vertx) throws Exception {
         Backends backends = Backends.open(config, vertx);
         return new GatewayHarness(new GatewayOptions(), backends.issuer(), backends.stores(), List.of(backends));

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A gateway whose SQL issuer fails closed (here: a second set of the issuer's tables appears in its
  * database, which its URL does not pin a schema in) says so where an operator looks: /health
- * answers 503 with the issuer DOWN, {@code fencegate_issuer_refusing} is 1, a lease request answers
+ * answers 503 with the issuer DOWN, {@code fencegate_issuer_fail_closed} is 1, a lease request answers
  * 503; and all of it clears by itself once the second set is gone. On a database of the test's own.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -46,12 +46,12 @@ class SqlIssuerRefusalGatewayIT {
             Backends backends = Backends.open(config, vertx);
             try (GatewayHarness gw = new GatewayHarness(new GatewayOptions(), backends.issuer(), backends.stores(), List.of(backends))) {
                 assertThat(status(gw, "/health")).isEqualTo(200);
-                assertThat(body(gw, "/metrics")).contains("fencegate_issuer_refusing 0.0");
+                assertThat(body(gw, "/metrics")).contains("fencegate_issuer_fail_closed 0.0");
 
                 admin(database, "CREATE SCHEMA other", "CREATE TABLE other.fencegate_lock_fence (lock_key BYTEA PRIMARY KEY)");
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                     assertThat(status(gw, "/health")).isEqualTo(503);
-                    assertThat(body(gw, "/metrics")).contains("fencegate_issuer_refusing 1.0");
+                    assertThat(body(gw, "/metrics")).contains("fencegate_issuer_fail_closed 1.0");
                 });
                 assertThat(gw.send(gw.request("/v1/leases").header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString("{\"lock\":\"main/x\",\"ttlMs\":10000}"))).statusCode())
@@ -60,7 +60,7 @@ class SqlIssuerRefusalGatewayIT {
                 admin(database, "DROP SCHEMA other CASCADE");
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                     assertThat(status(gw, "/health")).isEqualTo(200);
-                    assertThat(body(gw, "/metrics")).contains("fencegate_issuer_refusing 0.0");
+                    assertThat(body(gw, "/metrics")).contains("fencegate_issuer_fail_closed 0.0");
                 });
                 assertThat(gw.client().acquire("main/x", Duration.ofSeconds(10), Duration.ZERO)).isPresent();
             }

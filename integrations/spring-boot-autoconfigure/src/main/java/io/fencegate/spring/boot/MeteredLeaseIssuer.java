@@ -38,6 +38,11 @@ final class MeteredLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
+    public Optional<String> failingClosed() {
+        return delegate.failingClosed();
+    }
+
+    @Override
     public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait) {
         return measured(lock, delegate.acquire(lock, ttl, wait));
     }

@@ -14,15 +14,45 @@ import javax.sql.DataSource;
  * borrowed for that call only: nothing is held across calls, no session state (no advisory lock,
  * no temporary table), so it works through a transaction-mode pooler such as pgbouncer.
  *
- * <p>Every time is {@code NOW_US}, the database's clock in epoch microseconds, computed in the
+ * <p>Every time is {@code NOW_US}, the issuer's clock in epoch microseconds ({@link SqlIssuerClock}:
+ * the database server's clock plus an offset that keeps it on course across steps), computed in the
  * statement: a lease is live iff {@code expires_us > NOW_US}, a lock is grantable iff it has no
- * live lease and no lock-delay ({@code free_us}) left by that same clock. The Java side only ever
- * sees durations (remaining ms) to time its retries.
+ * live lease and no lock-delay ({@code free_us}) left by that same clock. A token is a reading of
+ * that clock, never above it. The Java side only sees durations (remaining ms) to time its retries,
+ * and the readings {@link SqlClockWatch} checks.
  */
 final class LeaseTables {
 
-    /** A grant attempt's answer: granted with {@code token}, or not, with the ms until the lock is free (0: its turn belongs to an older waiter). */
-    record Attempt(boolean granted, long token, long busyMs, boolean waiterLive) { }
+    /**
+     * A grant attempt's answer: granted with {@code token}, or not, with the ms until the lock is free
+     * (0: its turn belongs to an older waiter), or refused to stay safe ({@code refusal}) for about
+     * {@code busyMs}.
+     */
+    record Attempt(boolean granted, long token, long busyMs, boolean waiterLive, Refusal refusal) {
+        Attempt(boolean granted, long token, long busyMs, boolean waiterLive) {
+            this(granted, token, busyMs, waiterLive, Refusal.NONE);
+        }
+    }
+
+    /** Why a lock that no lease holds was not granted, although no waiter is before the caller. */
+    enum Refusal {
+        NONE,
+        /**
+         * The lock's last token (or this instance's highest) is ahead of the database's clock: the
+         * clock stepped back, or a backup taken while it ran ahead was restored. A token is never
+         * above the clock (see {@link SqlLeaseIssuer}), so the lock waits until the clock passes it.
+         */
+        TOKEN_AHEAD_OF_CLOCK,
+        /** Another instance moved the clock's offset while this attempt read it: try again at once. */
+        CLOCK_MOVED
+    }
+
+    /** How a lease this instance granted stands, judged under its row's lock: live (ms left), released, or expired. */
+    record Standing(long remainingMs, boolean released) {
+        boolean live() {
+            return remainingMs > 0;
+        }
+    }
 
     /** A live lease read back: its token, ttl and remaining time by the database's clock. */
     record Live(long token, long ttlMs, long remainingMs) { }
@@ -33,9 +63,17 @@ final class LeaseTables {
     /** SQLState 40001 (serialization failure, MariaDB's deadlock) and 40P01 (Postgres deadlock): retried. */
     private static final int RETRIES = 5;
 
+    /**
+     * A waiter row whose expiry lies further ahead than twice a waiter's ttl was written before the
+     * database's clock stepped back: its waiter, if alive, rewrites it at its next poll; if dead, it
+     * must not hold the line for the length of the step. Such rows count as dead.
+     */
+    static final String WAITER_LIVE = "expires_us > NOW_US AND expires_us <= NOW_US + " + 2 * SqlLeaseIssuer.WAITER_TTL_MS * 1000;
+
     private final DataSource dataSource;
     private final SqlDialect dialect;
     private final int timeoutSeconds;
+    private final SqlIssuerClock clock;
 
     private final String insertFence;
     private final String lockFence;
@@ -63,15 +101,34 @@ final class LeaseTables {
     /** The same, with the grant row, the token read back and the COMMIT, each one request (the issuer's own MariaDB pool); else null. */
     private final String grantFreeRequest;
     private final String releaseRequest;
+    private final String clampLease;
+    private final String lockAny;
 
-    LeaseTables(DataSource dataSource, SqlDialect dialect, int timeoutSeconds, boolean multiStatements) {
+    /**
+     * When an uncontended grant may go at once: the lock's last token and this instance's highest
+     * (the second parameter) are below the issuer's clock, so the token, the clock itself, stays at
+     * or below it; the clock reads within what this instance expects ({@link SqlClockWatch}: a step
+     * either way is corrected first, by the transaction's way); no lease holds the lock; no live
+     * waiter is in line. Anything else goes the transaction's way, which says why.
+     */
+    private static final String GRANT_FREE_WHERE = " WHERE lock_key = ? AND token < NOW_US AND ? < NOW_US"
+            + " AND NOW_US BETWEEN ? AND ? AND (secret IS NULL OR free_us IS NULL OR free_us <= NOW_US)"
+            + " AND NOT EXISTS (SELECT 1 FROM fencegate_lease_waiter WHERE lock_key = ? AND " + WAITER_LIVE + ")";
+
+    LeaseTables(DataSource dataSource, SqlDialect dialect, int timeoutSeconds, boolean multiStatements, SqlIssuerClock clock) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.timeoutSeconds = timeoutSeconds;
+        this.clock = clock;
         this.insertFence = "INSERT INTO fencegate_lock_fence (lock_key, lock_name, token) VALUES (?, ?, 0)";
-        this.lockFence = dialect.sql("SELECT token, secret, free_us - NOW_US, NOW_US FROM fencegate_lock_fence"
-                + " WHERE lock_key = ? FOR UPDATE");
-        this.oldestWaiter = dialect.sql("SELECT MIN(id) FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US");
+        // The row lock first, the clock after it, in a statement of its own: a time read before the
+        // wait for the lock (MariaDB's UTC_TIMESTAMP is the statement's start; Postgres computes a
+        // locking SELECT's columns before it locks) would judge by a moment already past.
+        this.lockFence = "SELECT token, secret, free_us, ttl_ms, delay_ms FROM fencegate_lock_fence WHERE lock_key = ? FOR UPDATE";
+        this.oldestWaiter = dialect.sql("SELECT MIN(id) FROM fencegate_lease_waiter WHERE lock_key = ? AND " + WAITER_LIVE);
+        this.clampLease = dialect.sql("UPDATE fencegate_lock_fence SET expires_us = LEAST(expires_us, ?), free_us = LEAST(free_us, ?)"
+                + " WHERE lock_key = ?");
+        this.lockAny = "SELECT token, secret, expires_us FROM fencegate_lock_fence WHERE lock_key = ? FOR UPDATE";
         this.grantUpdate = dialect.sql("UPDATE fencegate_lock_fence SET token = ?, secret = ?, expires_us = NOW_US + ?,"
                 + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ? WHERE lock_key = ?");
         this.grantInsert = dialect.sql("INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released)"
@@ -79,29 +136,35 @@ final class LeaseTables {
         this.waiterDelete = "DELETE FROM fencegate_lease_waiter WHERE id = ?";
         this.waiterInsert = dialect.sql("INSERT INTO fencegate_lease_waiter (lock_key, expires_us) VALUES (?, NOW_US + ?)");
         this.waiterRefresh = dialect.sql("UPDATE fencegate_lease_waiter SET expires_us = NOW_US + ? WHERE id = ?");
-        this.lockLive = dialect.sql("SELECT token, ttl_ms, delay_ms FROM fencegate_lock_fence"
-                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US FOR UPDATE");
+        // Renew and release lock the lease's row without judging it, then judge it by a clock read
+        // after the lock, in the conditional UPDATE: a lease that expired while the call waited for
+        // the lock is not renewed or released (its holder is told it expired, and only that).
+        this.lockLive = "SELECT token, ttl_ms, delay_ms FROM fencegate_lock_fence WHERE lock_key = ? AND secret = ? FOR UPDATE";
+        // And the clock must read within what this instance expects: a clock stepped back would
+        // write an expiry that ends the lease early once the step is corrected.
         this.renewUpdate = dialect.sql("UPDATE fencegate_lock_fence SET expires_us = NOW_US + ?, free_us = NOW_US + ?"
-                + " WHERE lock_key = ?");
-        this.releaseUpdate = "UPDATE fencegate_lock_fence SET secret = NULL, expires_us = NULL, free_us = NULL WHERE lock_key = ?";
+                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US AND NOW_US BETWEEN ? AND ?");
+        this.releaseUpdate = dialect.sql("UPDATE fencegate_lock_fence SET secret = NULL, expires_us = NULL, free_us = NULL"
+                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
         this.releaseMark = "UPDATE fencegate_lease_grant SET released = TRUE WHERE lock_key = ? AND token = ?";
-        this.findLive = dialect.sql("SELECT token, ttl_ms, expires_us - NOW_US FROM fencegate_lock_fence"
+        // No lease has more than its ttl left: a row further ahead was written before the clock stepped back.
+        this.findLive = dialect.sql("SELECT token, ttl_ms, LEAST(expires_us - NOW_US, ttl_ms * 1000) FROM fencegate_lock_fence"
                 + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
         // The current fence token counts too: a lease renewed past the grant retention stays granted.
         this.granted = "SELECT 1 FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?"
                 + " UNION ALL SELECT 1 FROM fencegate_lock_fence WHERE lock_key = ? AND token = ?";
         this.released = "SELECT released FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?";
         this.sweepGrants = dialect.sql("DELETE FROM fencegate_lease_grant WHERE granted_us < NOW_US - ?");
-        this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE expires_us < NOW_US - 60000000");
+        this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE expires_us < NOW_US - 60000000"
+                + " OR expires_us > NOW_US + 60000000");
         // The same rules as grant() and release(), in one statement each: the UPDATE takes the fence row's
         // lock and re-reads it (a concurrent grant waited for is seen), so exclusion and token order hold
         // as in the transaction; the grant row is written, the lease marked released and the next waiter
         // notified by the same statement, so they commit together.
         this.grantFree = dialect != SqlDialect.POSTGRESQL ? null : dialect.sql("WITH granted AS ("
-                + " UPDATE fencegate_lock_fence SET token = GREATEST(token, ?, NOW_US) + 1, secret = ?,"
+                + " UPDATE fencegate_lock_fence SET token = GREATEST(token + 1, ? + 1, NOW_US), secret = ?,"
                 + " expires_us = NOW_US + ?, free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?"
-                + " WHERE lock_key = ? AND (secret IS NULL OR free_us IS NULL OR free_us <= NOW_US)"
-                + " AND NOT EXISTS (SELECT 1 FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US)"
+                + GRANT_FREE_WHERE
                 + " RETURNING lock_key, token)"
                 + " INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released)"
                 + " SELECT lock_key, token, NOW_US, FALSE FROM granted RETURNING token");
@@ -117,10 +180,9 @@ final class LeaseTables {
         // packet, read as its generated key (no session state read back). The UPDATE takes the fence
         // row's lock, so the grant row and the release mark that follow in the transaction see it.
         this.grantFreeUpdate = dialect != SqlDialect.MYSQL ? null : dialect.sql("UPDATE fencegate_lock_fence SET"
-                + " token = LAST_INSERT_ID(GREATEST(token, ?, NOW_US) + 1), secret = ?, expires_us = NOW_US + ?,"
+                + " token = LAST_INSERT_ID(GREATEST(token + 1, ? + 1, NOW_US)), secret = ?, expires_us = NOW_US + ?,"
                 + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?"
-                + " WHERE lock_key = ? AND (secret IS NULL OR free_us IS NULL OR free_us <= NOW_US)"
-                + " AND NOT EXISTS (SELECT 1 FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US)");
+                + GRANT_FREE_WHERE);
         // One multi-table UPDATE ends the lease and marks its grant row released, so both commit together
         // (LEFT JOIN: a lease renewed past the grant retention has no grant row left to mark).
         this.releaseEnd = dialect != SqlDialect.MYSQL ? null : dialect.sql("UPDATE fencegate_lock_fence f"
@@ -135,7 +197,8 @@ final class LeaseTables {
                 + " (lock_key, token, granted_us, released) SELECT lock_key, token, NOW_US, FALSE FROM fencegate_lock_fence"
                 + " WHERE lock_key = ? AND secret = ?") + "; SELECT token FROM fencegate_lock_fence WHERE lock_key = ? AND secret = ?;"
                 + " COMMIT";
-        this.releaseRequest = !oneRequest ? null : releaseEnd + "; SELECT token FROM fencegate_lock_fence WHERE lock_key = ?; COMMIT";
+        this.releaseRequest = !oneRequest ? null : lockLive + "; " + releaseEnd
+                + "; SELECT token FROM fencegate_lock_fence WHERE lock_key = ?; COMMIT";
     }
 
     /** Whether {@link #grantFree} can grant an uncontended lock without the read-then-write transaction (PostgreSQL, MariaDB/MySQL). */
@@ -151,20 +214,22 @@ final class LeaseTables {
      * UPDATE, the grant row and the commit, in one transaction (one request on the issuer's own pool).
      */
     Long grantFree(byte[] key, String secret, long ttlMs, long delayMs, long floor, String grantedBy) throws SQLException {
+        long lowest = clock.watch().lowestUs();
+        long highest = clock.watch().highestUs();
         if (grantFreeRequest != null) {
             return inOneRequest(grantFreeRequest, s -> {
-                bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy);
-                s.setBytes(10, key);
-                s.setString(11, secret);
-                s.setBytes(12, key);
-                s.setString(13, secret);
+                bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy, lowest, highest);
+                s.setBytes(13, key);
+                s.setString(14, secret);
+                s.setBytes(15, key);
+                s.setString(16, secret);
             });
         }
         if (grantFreeUpdate != null) {
             return inTransaction(c -> {
                 long token;
                 try (PreparedStatement s = prepareForKey(c, grantFreeUpdate)) {
-                    bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy);
+                    bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy, lowest, highest);
                     if (s.executeUpdate() != 1) {
                         return null;
                     }
@@ -180,7 +245,7 @@ final class LeaseTables {
         }
         return once(c -> {
             try (PreparedStatement s = prepare(c, grantFree)) {
-                bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy);
+                bindGrantFree(s, key, secret, ttlMs, delayMs, floor, grantedBy, lowest, highest);
                 try (ResultSet rs = s.executeQuery()) {
                     return rs.next() ? rs.getLong(1) : null;
                 }
@@ -189,9 +254,12 @@ final class LeaseTables {
     }
 
     private static void bindGrantFree(PreparedStatement s, byte[] key, String secret, long ttlMs, long delayMs, long floor,
-                                      String grantedBy) throws SQLException {
+                                      String grantedBy, long lowestUs, long highestUs) throws SQLException {
         bindGrant(s, floor, key, secret, ttlMs, delayMs, grantedBy);
-        s.setBytes(9, key); // the waiter check's lock
+        s.setLong(9, floor);
+        s.setLong(10, lowestUs);
+        s.setLong(11, highestUs);
+        s.setBytes(12, key); // the waiter check's lock
     }
 
     /**
@@ -231,9 +299,12 @@ final class LeaseTables {
     /**
      * One grant attempt, in one transaction holding the lock's fence row: grants iff the lock has no
      * live lease and no lock-delay left, and no live waiter older than {@code waiterId} (0: the caller
-     * does not wait in line, so any live waiter comes first). The token is the largest of the fence
-     * + 1, the database's clock in microseconds and {@code floor} + 1 (see {@link SqlLeaseIssuer}
-     * on restores). A caller that waits and was not granted has its waiter row refreshed.
+     * does not wait in line, so any live waiter comes first), and the database's clock, read after
+     * the row lock, is past the lock's last token and {@code floor}: the token is that clock reading
+     * in microseconds (see {@link SqlLeaseIssuer} on why a token never runs ahead of the clock). A
+     * lease whose ttl and lock-delay reach further ahead than they can (written before the clock
+     * stepped back) is cut to them from now: its holder's own deadline ends no later. A caller that
+     * waits and was not granted has its waiter row refreshed.
      *
      * @return null if the fence row is missing (create it and try again)
      */
@@ -241,9 +312,10 @@ final class LeaseTables {
                   long floor, String grantedBy) throws SQLException {
         return inTransaction(c -> {
             long fence;
-            long busyUs;
-            long nowUs;
-            boolean held;
+            boolean leased;
+            long freeUs;
+            long leaseTtlMs;
+            long leaseDelayMs;
             try (PreparedStatement s = prepare(c, lockFence)) {
                 s.setBytes(1, key);
                 try (ResultSet rs = s.executeQuery()) {
@@ -251,33 +323,48 @@ final class LeaseTables {
                         return null;
                     }
                     fence = rs.getLong(1);
-                    held = rs.getObject(2) != null;
-                    busyUs = rs.getLong(3);
-                    held = held && !rs.wasNull() && busyUs > 0;
-                    nowUs = rs.getLong(4);
+                    leased = rs.getObject(2) != null;
+                    freeUs = rs.getLong(3);
+                    leased = leased && !rs.wasNull();
+                    leaseTtlMs = rs.getLong(4);
+                    leaseDelayMs = rs.getLong(5);
                 }
             }
+            Long read = clock.read(c);
+            if (read == null) {
+                return refused(c, waiterId, waiterTtlMs, 1, Refusal.CLOCK_MOVED);
+            }
+            long nowUs = read;
             Long oldest = null;
-            if (!held) {
-                try (PreparedStatement s = prepare(c, oldestWaiter)) {
-                    s.setBytes(1, key);
-                    try (ResultSet rs = s.executeQuery()) {
-                        if (rs.next()) {
-                            long id = rs.getLong(1);
-                            oldest = rs.wasNull() ? null : id;
-                        }
+            try (PreparedStatement s = prepare(c, oldestWaiter)) {
+                s.setBytes(1, key);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (rs.next()) {
+                        long id = rs.getLong(1);
+                        oldest = rs.wasNull() ? null : id;
                     }
                 }
             }
-            if (held || (oldest != null && oldest != waiterId)) {
-                boolean live = waiterId > 0 && refreshWaiter(c, waiterId, waiterTtlMs);
-                return new Attempt(false, 0, held ? Math.max(1, (busyUs + 999) / 1000) : 0, live);
+            if (leased && freeUs > nowUs) {
+                long capUs = (leaseTtlMs + leaseDelayMs) * 1000 + SqlClockWatch.TOLERANCE_US;
+                if (freeUs - nowUs > capUs) {
+                    clamp(c, key, nowUs + leaseTtlMs * 1000, nowUs + (leaseTtlMs + leaseDelayMs) * 1000);
+                    freeUs = nowUs + (leaseTtlMs + leaseDelayMs) * 1000;
+                }
+                return refused(c, waiterId, waiterTtlMs, Math.max(1, (freeUs - nowUs + 999) / 1000), Refusal.NONE);
             }
-            long token = Math.max(Math.max(fence, floor), nowUs);
-            if (token == Long.MAX_VALUE) {
-                throw new SQLException("fencing tokens exhausted on this lock");
+            if (oldest != null && oldest != waiterId) {
+                return refused(c, waiterId, waiterTtlMs, 0, Refusal.NONE);
             }
-            token += 1;
+            long highest = Math.max(fence, floor);
+            if (highest >= nowUs) {
+                long aheadUs = highest - nowUs;
+                // Within the tolerance: a grant a moment ago on a clock read a moment earlier (H2
+                // reads it at the transaction's start), not a step: try again shortly.
+                Refusal why = aheadUs < SqlClockWatch.TOLERANCE_US ? Refusal.NONE : Refusal.TOKEN_AHEAD_OF_CLOCK;
+                return refused(c, waiterId, waiterTtlMs, aheadUs / 1000 + 1, why);
+            }
+            long token = nowUs;
             try (PreparedStatement s = prepare(c, grantUpdate)) {
                 bindGrant(s, token, key, secret, ttlMs, delayMs, grantedBy);
                 s.executeUpdate();
@@ -291,6 +378,35 @@ final class LeaseTables {
                 deleteWaiter(c, waiterId);
             }
             return new Attempt(true, token, 0, false);
+        });
+    }
+
+    private Attempt refused(Connection c, long waiterId, long waiterTtlMs, long busyMs, Refusal why) throws SQLException {
+        boolean live = waiterId > 0 && refreshWaiter(c, waiterId, waiterTtlMs);
+        return new Attempt(false, 0, busyMs, live, why);
+    }
+
+    private void clamp(Connection c, byte[] key, long expiresUs, long freeUs) throws SQLException {
+        try (PreparedStatement s = prepare(c, clampLease)) {
+            s.setLong(1, expiresUs);
+            s.setLong(2, freeUs);
+            s.setBytes(3, key);
+            s.executeUpdate();
+        }
+    }
+
+    /** Reads the issuer's clock once and corrects a step (the issuer's timer asks every second); creates its row if missing. */
+    void readClock() throws SQLException {
+        if (once(clock::read) == null) {
+            once(clock::read);
+        }
+    }
+
+    /** Creates the issuer clock's row if it is missing (at start). */
+    void ensureClock() throws SQLException {
+        once(c -> {
+            clock.ensure(c);
+            return null;
         });
     }
 
@@ -334,7 +450,10 @@ final class LeaseTables {
         }
     }
 
-    /** Extends a live lease to now + its ttl; null if the secret names no live lease of the lock. */
+    /**
+     * Extends a live lease to now + its ttl; null if the secret names no live lease of the lock.
+     * Judged after the row lock is taken ({@link #lockLive}), by the UPDATE's own clock.
+     */
     Live renew(byte[] key, String secret) throws SQLException {
         return inTransaction(c -> {
             long token;
@@ -352,24 +471,50 @@ final class LeaseTables {
                     delayMs = rs.getLong(3);
                 }
             }
-            try (PreparedStatement s = prepare(c, renewUpdate)) {
-                s.setLong(1, ttlMs * 1000);
-                s.setLong(2, (ttlMs + delayMs) * 1000);
-                s.setBytes(3, key);
-                s.executeUpdate();
+            if (!renewed(c, key, secret, ttlMs, delayMs)) {
+                // Expired, or the clock read outside what this instance expects: read it (which
+                // corrects a step) and judge again.
+                if (clock.read(c) == null || !renewed(c, key, secret, ttlMs, delayMs)) {
+                    return null;
+                }
             }
             return new Live(token, ttlMs, ttlMs);
         });
     }
 
+    private boolean renewed(Connection c, byte[] key, String secret, long ttlMs, long delayMs) throws SQLException {
+        try (PreparedStatement s = prepare(c, renewUpdate)) {
+            s.setLong(1, ttlMs * 1000);
+            s.setLong(2, (ttlMs + delayMs) * 1000);
+            s.setBytes(3, key);
+            s.setString(4, secret);
+            s.setLong(5, clock.watch().lowestUs());
+            s.setLong(6, clock.watch().highestUs());
+            return s.executeUpdate() == 1;
+        }
+    }
+
     /**
      * Ends a live lease at once (a release leaves no lock-delay), marks its grant released, and on
      * PostgreSQL notifies, on commit, the next live waiter only (its id; issuers that own no such
-     * waiter ignore it). Null if the secret names no live lease.
+     * waiter ignore it). Null if the secret names no live lease. Every way locks the row first and
+     * judges expiry after, by a clock read once the lock is held.
      */
     Long release(byte[] key, String secret) throws SQLException {
-        if (releaseAtOnce != null) {
-            return once(c -> {
+        if (releaseRequest != null) {
+            return inOneRequest(releaseRequest, s -> {
+                s.setBytes(1, key);
+                s.setString(2, secret);
+                s.setBytes(3, key);
+                s.setString(4, secret);
+                s.setBytes(5, key);
+            });
+        }
+        return inTransaction(c -> {
+            if (!lockLease(c, key, secret)) {
+                return null;
+            }
+            if (releaseAtOnce != null) {
                 try (PreparedStatement s = prepare(c, releaseAtOnce)) {
                     s.setBytes(1, key);
                     s.setString(2, secret);
@@ -377,43 +522,30 @@ final class LeaseTables {
                         return rs.next() ? rs.getLong(1) : null;
                     }
                 }
-            });
-        }
-        if (releaseRequest != null) {
-            return inOneRequest(releaseRequest, s -> {
-                s.setBytes(1, key);
-                s.setString(2, secret);
-                s.setBytes(3, key);
-            });
-        }
-        if (releaseEnd != null) {
-            return onceRetried(c -> {
+            }
+            if (releaseEnd != null) {
                 try (PreparedStatement s = prepareForKey(c, releaseEnd)) {
                     s.setBytes(1, key);
                     s.setString(2, secret);
                     // Rows found: the fence row, plus its grant row when one is kept.
-                    if (s.executeUpdate() < 1) {
-                        return null;
-                    }
-                    return generatedKey(s);
+                    return s.executeUpdate() < 1 ? null : generatedKey(s);
                 }
-            });
-        }
-        return inTransaction(c -> {
+            }
             long token;
             try (PreparedStatement s = prepare(c, lockLive)) {
                 s.setBytes(1, key);
                 s.setString(2, secret);
                 try (ResultSet rs = s.executeQuery()) {
-                    if (!rs.next()) {
-                        return null;
-                    }
+                    rs.next();
                     token = rs.getLong(1);
                 }
             }
             try (PreparedStatement s = prepare(c, releaseUpdate)) {
                 s.setBytes(1, key);
-                s.executeUpdate();
+                s.setString(2, secret);
+                if (s.executeUpdate() != 1) {
+                    return null;
+                }
             }
             try (PreparedStatement s = prepare(c, releaseMark)) {
                 s.setBytes(1, key);
@@ -421,6 +553,56 @@ final class LeaseTables {
                 s.executeUpdate();
             }
             return token;
+        });
+    }
+
+    /** Locks the lease's row, if the secret still names its lease (live or not: that is judged next). */
+    private boolean lockLease(Connection c, byte[] key, String secret) throws SQLException {
+        try (PreparedStatement s = prepare(c, lockLive)) {
+            s.setBytes(1, key);
+            s.setString(2, secret);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /**
+     * How the lease ({@code secret}, {@code token}) stands, judged under its row's lock, so a
+     * release or renew in flight is seen whole or not at all: live with the ms it has left, or
+     * ended, released or not. A release is seen whether its grant row is still kept or not (the fence
+     * row keeps the lease's token with no secret until the next grant).
+     */
+    Standing standing(byte[] key, String secret, long token) throws SQLException {
+        return inTransaction(c -> {
+            long fenceToken;
+            String current;
+            long expiresUs;
+            try (PreparedStatement s = prepare(c, lockAny)) {
+                s.setBytes(1, key);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (!rs.next()) {
+                        return new Standing(0, false);
+                    }
+                    fenceToken = rs.getLong(1);
+                    current = rs.getString(2);
+                    expiresUs = rs.getLong(3);
+                }
+            }
+            if (secret.equals(current)) {
+                Long nowUs = clock.read(c);
+                return new Standing(nowUs == null ? 1 : Math.max(0, (expiresUs - nowUs + 999) / 1000), false);
+            }
+            if (fenceToken == token) {
+                return new Standing(0, current == null);
+            }
+            try (PreparedStatement s = prepare(c, released)) {
+                s.setBytes(1, key);
+                s.setLong(2, token);
+                try (ResultSet rs = s.executeQuery()) {
+                    return new Standing(0, rs.next() && rs.getBoolean(1));
+                }
+            }
         });
     }
 
@@ -446,19 +628,6 @@ final class LeaseTables {
                 s.setLong(4, token);
                 try (ResultSet rs = s.executeQuery()) {
                     return rs.next();
-                }
-            }
-        });
-    }
-
-    /** Whether the grant (key, token) was released; null if no grant row is kept for it. */
-    Boolean wasReleased(byte[] key, long token) throws SQLException {
-        return once(c -> {
-            try (PreparedStatement s = prepare(c, released)) {
-                s.setBytes(1, key);
-                s.setLong(2, token);
-                try (ResultSet rs = s.executeQuery()) {
-                    return rs.next() ? rs.getBoolean(1) : null;
                 }
             }
         });
@@ -501,12 +670,6 @@ final class LeaseTables {
             }
             return rows;
         }
-    }
-
-    /** The remaining ms of the live lease the secret names, or -1 if it is no longer live. */
-    long remainingMs(byte[] key, String secret) throws SQLException {
-        Live live = find(key, secret);
-        return live == null ? -1 : live.remainingMs();
     }
 
     /** Deletes grant rows older than the retention and waiter rows dead for a minute. */
@@ -557,27 +720,28 @@ final class LeaseTables {
     }
 
     /**
-     * Sends {@code sql} (several statements: a conditional UPDATE first, a token SELECT, COMMIT last)
-     * as one request; answers the token if the UPDATE changed a row, else null.
+     * Sends {@code sql} (several statements: optionally a locking SELECT, then a conditional UPDATE,
+     * a token SELECT, COMMIT last) as one request; answers the token (the last result set's row) if
+     * the UPDATE (the first statement that counts rows) changed one, else null.
      */
     private Long inOneRequest(String sql, Binder binder) throws SQLException {
         return inTransaction(c -> {
             try (PreparedStatement s = prepare(c, sql)) {
                 binder.bind(s);
                 boolean resultSet = s.execute();
-                boolean changed = !resultSet && s.getUpdateCount() >= 1;
+                Integer firstCount = null;
                 Long token = null;
                 while (resultSet || s.getUpdateCount() != -1) {
                     if (resultSet) {
                         try (ResultSet rs = s.getResultSet()) {
-                            if (rs.next()) {
-                                token = rs.getLong(1);
-                            }
+                            token = rs.next() ? rs.getLong(1) : null;
                         }
+                    } else if (firstCount == null) {
+                        firstCount = s.getUpdateCount();
                     }
                     resultSet = s.getMoreResults();
                 }
-                return changed ? token : null;
+                return firstCount != null && firstCount >= 1 ? token : null;
             }
         });
     }
@@ -585,19 +749,6 @@ final class LeaseTables {
     private static boolean retryable(SQLException e, int attempt) {
         String state = e.getSQLState();
         return attempt < RETRIES && ("40001".equals(state) || "40P01".equals(state));
-    }
-
-    /** {@link #once} for a statement that locks rows of two tables: deadlocks are retried, as a transaction's are. */
-    private <T> T onceRetried(InTransaction<T> work) throws SQLException {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return once(work);
-            } catch (SQLException e) {
-                if (!retryable(e, attempt)) {
-                    throw e;
-                }
-            }
-        }
     }
 
     /** Runs one statement's {@code work}: on its own under autocommit, else committed as its own transaction. */

@@ -11,9 +11,11 @@ import java.util.function.BiConsumer;
 
 /**
  * Tells the holder when a lease granted here ends without a release. The database decides: at the
- * lease's expiry (a local timer, only to know when to ask) the watch asks whether the lease is
- * still live by the database's clock (a renew from any instance moves the next check to the new
- * remaining time); if not, and its grant is not marked released, it ended: EXPIRED.
+ * lease's expiry (a local timer, only to know when to ask) the watch asks, under the lease row's
+ * lock, whether the lease is still live by the issuer's clock (a renew from any instance moves the
+ * next check to the new remaining time); if not, and it was not released, it ended: EXPIRED. Under
+ * the lock, a release in flight is seen whole (released) or not yet begun (then it finds the lease
+ * expired and refuses): never both.
  */
 final class SqlExpiryWatch extends ExpiryChecks {
 
@@ -44,13 +46,12 @@ final class SqlExpiryWatch extends ExpiryChecks {
         }
         byte[] key = SqlLeaseIssuer.sha256(tracked.lease.lock().getBytes(StandardCharsets.UTF_8));
         try {
-            long remaining = tables.remainingMs(key, tracked.secret);
-            if (remaining >= 0) {
-                checkAgainIn(tracked, remaining + 1);
+            LeaseTables.Standing standing = tables.standing(key, tracked.secret, tracked.lease.token());
+            if (standing.live()) {
+                checkAgainIn(tracked, standing.remainingMs() + 1);
                 return;
             }
-            Boolean released = tables.wasReleased(key, tracked.lease.token());
-            if (stopWatching(tracked) && !Boolean.TRUE.equals(released)) {
+            if (stopWatching(tracked) && !standing.released()) {
                 ended.accept(tracked.lease, LeaseEnd.EXPIRED);
             }
         } catch (Exception e) {

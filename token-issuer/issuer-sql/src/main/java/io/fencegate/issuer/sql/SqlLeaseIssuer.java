@@ -14,6 +14,7 @@ import io.fencegate.issuer.backend.LruMap;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -49,16 +50,27 @@ import org.slf4j.LoggerFactory;
  *       trip each instead of five, the row lock and its re-read doing what {@code FOR UPDATE} does.
  *       MariaDB has no RETURNING on UPDATE, so it (and H2) always runs the transaction; so does a
  *       refused or waiting caller everywhere, as it needs the reasons and the waiter line.</li>
- *   <li><b>Restores.</b> The new token is the largest of the fence + 1, the database's clock in
- *       epoch microseconds, and the highest token this instance has granted on any lock + 1. A database
- *       restored from an older backup has older fence rows, but its clock has moved on: the first
- *       grant after the restore still lies above every token granted before it (no lock is granted
- *       a million times a second). This assumes the restored server's clock is not behind the old
- *       one's: see docs/gateway.md.</li>
- *   <li><b>Time.</b> Every expiry is computed and judged in SQL by the database's clock
- *       ({@code clock_timestamp()}, {@code UTC_TIMESTAMP(6)}, {@code CURRENT_TIMESTAMP}): a gateway
- *       whose clock is off changes nobody's lease. This JVM's clocks only time retries and turn the
- *       database's remaining durations into {@link Lease#expiresAt()} for the caller.</li>
+ *   <li><b>The issuer's clock.</b> Every time is the issuer's clock: the database server's clock
+ *       ({@code clock_timestamp()}, {@code UTC_TIMESTAMP(6)}, {@code CURRENT_TIMESTAMP}) plus an
+ *       offset kept in the database ({@link SqlIssuerClock}). Every instance checks each reading
+ *       against its own monotonic clock ({@link SqlClockWatch}, also once a second) and moves the
+ *       offset when the server's clock steps, either way, so the issuer's clock runs on without
+ *       jumps: a step ahead ends no live lease early, a step back keeps no dead lease or waiter
+ *       alive for the length of the step. A statement that writes or ends a lease also checks
+ *       the clock reads within what the instance expects, so it never acts on a step not yet seen.
+ *       A gateway whose own clock is off changes nobody's lease; its clocks only time retries and
+ *       turn remaining durations into {@link Lease#expiresAt()} for the caller.</li>
+ *   <li><b>Tokens and restores.</b> A token is a reading of the issuer's clock in microseconds,
+ *       granted only while that reading is above the lock's last token and above the highest
+ *       token this instance has granted (on any lock): never above the clock. So a token lost with
+ *       a restore from an older backup was below every later reading of a clock that does not go
+ *       back, and the first grant after the restore lies above it. Where the clock is behind a
+ *       lock's last token (a step back no running instance saw, or a restore of a backup taken
+ *       before one), the lock fails closed until the clock passes it: refused with a reason in
+ *       the log and in {@link #failingClosed()}, never granted a token again.</li>
+ *   <li><b>Expired or released.</b> Renew, release and the expiry watch lock the lease's row
+ *       first and judge it by a clock read after the lock, so a lease is never told both released
+ *       and expired.</li>
  *   <li><b>No session state.</b> Each call borrows a connection for one transaction and returns it:
  *       it works through pgbouncer in transaction mode (with notifications off).</li>
  *   <li><b>Waiting</b> is FIFO: a waiter takes a numbered row; the lock goes to the oldest live one.
@@ -79,6 +91,8 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     private static final long POLL_CAP_MS = 200;
     private static final long POLL_CAP_LISTENING_MS = 1000;
     private static final long SWEEP_EVERY_MS = 60_000;
+    /** How often an idle instance reads the issuer's clock, so a step is seen (and corrected) within about this long. */
+    private static final long CLOCK_READ_EVERY_MS = 1_000;
 
     private final DataSource dataSource;
     private final AutoCloseable ownedPool;
@@ -91,6 +105,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     private final SqlReleaseNotifications notifications;
     private final SqlExpiryWatch expiries;
     private final SqlIssuerGuard guard;
+    private final SqlFailClosed failClosed = new SqlFailClosed();
     /**
      * The highest token this instance has granted, on any lock: no grant here goes below it, on any
      * lock, whatever the database's rows or clock say. Tokens are clock values, so one number
@@ -103,15 +118,19 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     private final Map<Long, Acquisition> waitersById = new ConcurrentHashMap<>();
     private final Map<Acquisition, Boolean> waiting = new ConcurrentHashMap<>();
 
-    SqlLeaseIssuer(SqlLeaseIssuerBuilder b, DataSource dataSource, AutoCloseable ownedPool, SqlDialect dialect) {
+    SqlLeaseIssuer(SqlLeaseIssuerBuilder b, DataSource dataSource, AutoCloseable ownedPool, SqlDialect dialect) throws SQLException {
         super("SQL", 100_000);
         this.dataSource = dataSource;
         this.ownedPool = ownedPool;
         this.where = b.where();
         this.instanceName = b.instanceName();
         this.grantRetention = b.grantRetention();
-        this.tables = new LeaseTables(dataSource, dialect, (int) Math.max(1, b.statementTimeout().toSeconds()),
-                ownedPool != null && dialect == SqlDialect.MYSQL && b.multiStatements());
+        int timeoutSeconds = (int) Math.max(1, b.statementTimeout().toSeconds());
+        this.tables = new LeaseTables(dataSource, dialect, timeoutSeconds,
+                ownedPool != null && dialect == SqlDialect.MYSQL && b.multiStatements(),
+                new SqlIssuerClock(dialect, timeoutSeconds, new SqlClockWatch()));
+        tables.ensureClock();
+        tables.readClock(); // the first reading every later one is checked against
         this.jdbc = new ThreadPoolExecutor(b.threads(), b.threads(), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.named("fencegate-sql-issuer"));
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-sql-issuer-timer"));
@@ -121,17 +140,25 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         this.notifications = dialect == SqlDialect.POSTGRESQL && b.notifications()
                 ? new SqlReleaseNotifications(dataSource, this::wakeWaiter) : null;
         scheduler.scheduleWithFixedDelay(() -> runQuietly(this::sweep), SWEEP_EVERY_MS, SWEEP_EVERY_MS, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(() -> runQuietly(this::readClock), CLOCK_READ_EVERY_MS, CLOCK_READ_EVERY_MS,
+                TimeUnit.MILLISECONDS);
         this.guard = new SqlIssuerGuard(dataSource, dialect, (int) Math.max(1, b.statementTimeout().toSeconds()));
         guard.start(scheduler, jdbc, b.durabilityCheckEvery());
     }
 
-    /** Tables that are not the deployment's one set, or a database whose commits may be lost in a crash: see {@link SqlIssuerGuard}. */
+    /**
+     * Why this instance refuses, to stay safe, grants it would otherwise make: every grant while the
+     * database is set up so that a grant could be lost or repeated ({@link SqlIssuerGuard}), else the
+     * locks whose last token is ahead of the issuer's clock. Empty while it refuses none; it clears by
+     * itself once the cause is gone.
+     */
     @Override
-    public Optional<String> unavailableReason() {
-        return Optional.ofNullable(guard.refusal());
+    public Optional<String> failingClosed() {
+        String refusal = guard.refusal();
+        return refusal != null ? Optional.of(refusal) : failClosed.reason();
     }
 
-    /** Fails closed while {@link #unavailableReason()} is present: a grant (or renewal) the database may forget, or another set of tables may repeat, is no grant. */
+    /** Fails closed while the guard refuses: a grant (or renewal) the database may forget, or another set of tables may repeat, is no grant. */
     private <T> CompletableFuture<T> refusedByGuard() {
         String refusal = guard.refusal();
         return refusal == null ? null
@@ -228,7 +255,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     @Override
     protected CompletionStage<Boolean> isReleased(Lease lease) {
         return parseLeaseId(lease.leaseId())
-                .map(id -> onLease(id, (lock, secret) -> Boolean.TRUE.equals(tables.wasReleased(key(lock), lease.token()))))
+                .map(id -> onLease(id, (lock, secret) -> tables.standing(key(lock), secret, lease.token()).released()))
                 .orElseGet(() -> CompletableFuture.completedFuture(false));
     }
 
@@ -333,6 +360,14 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         }
     }
 
+    private void readClock() {
+        try {
+            tables.readClock();
+        } catch (Exception e) {
+            log.debug("SQL lease issuer: reading the clock failed: {}", e.toString());
+        }
+    }
+
     private void sweep() {
         try {
             tables.sweep(grantRetention.toMillis());
@@ -429,12 +464,23 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
                 }
                 // Before the transaction: the lease's expiry counts from here, never later than the database's.
                 long sentMs = System.currentTimeMillis();
+                long sentNanos = System.nanoTime();
                 LeaseTables.Attempt answer = grantOnce();
                 if (answer.granted()) {
-                    granted(answer.token(), sentMs);
+                    granted(answer.token(), sentMs, sentNanos);
                     return;
                 }
                 long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+                if (answer.refusal() == LeaseTables.Refusal.TOKEN_AHEAD_OF_CLOCK) {
+                    failClosed.refused(lock, answer.busyMs());
+                    if (!waits || remainingMs <= 0) {
+                        fail(new IssuerUnavailableException("SQL lease issuer fails closed on lock '" + lock + "': its last token is "
+                                + answer.busyMs() + " ms ahead of the issuer's clock; granted again once the clock passes it"));
+                        return;
+                    }
+                    retryIn(Math.min(remainingMs, Math.min(answer.busyMs(), pollCapMs())));
+                    return;
+                }
                 if (!waits || remainingMs <= 0) {
                     leaveLine();
                     result.complete(Optional.empty());
@@ -474,6 +520,9 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
                     }
                 }
                 LeaseTables.Attempt answer = tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                if (answer != null && answer.refusal() == LeaseTables.Refusal.CLOCK_MOVED) {
+                    answer = tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                }
                 if (answer != null) {
                     return answer;
                 }
@@ -495,12 +544,13 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
             }
         }
 
-        private void granted(long token, long sentMs) {
+        private void granted(long token, long sentMs, long sentNanos) {
+            failClosed.granted(lock);
             waitersById.remove(waiterId);
             waiterId = 0;
             highestGranted.accumulateAndGet(token, Math::max);
             rememberGrant(lock, token);
-            Lease lease = new Lease(lock, IDS.format(lock, secret), token, sentMs + ttlMs);
+            Lease lease = new Lease(lock, IDS.format(lock, secret), token, sentMs + ttlMs, sentNanos);
             expiries.track(lease, secret, lease.expiresAt() - System.currentTimeMillis());
             waiting.remove(this);
             if (!result.complete(Optional.of(lease))) {

@@ -43,10 +43,10 @@ class MariaDbDurabilityIT {
             setFlush(server, 1);
             await().ignoreExceptions().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
                     issuer.acquire("fixed", Duration.ofSeconds(30), Duration.ZERO).toCompletableFuture().join()).isPresent());
-            assertThat(issuer.unavailableReason()).isEmpty();
+            assertThat(issuer.failingClosed()).isEmpty();
             // Changed back while it serves: the next check refuses again.
             setFlush(server, flush);
-            await().atMost(Duration.ofSeconds(30)).until(() -> issuer.unavailableReason().isPresent());
+            await().atMost(Duration.ofSeconds(30)).until(() -> issuer.failingClosed().isPresent());
             setFlush(server, 1);
         }
     }

@@ -119,7 +119,7 @@ class PostgresDurabilityIT {
         // What the gateway's /health probes: it must say DOWN while grants are refused.
         assertThatThrownBy(() -> issuer.wasGranted("fencegate/health-probe", 1).toCompletableFuture().join())
                 .cause().isInstanceOf(IssuerUnavailableException.class).hasMessageContaining(setting);
-        assertThat(issuer.unavailableReason()).hasValueSatisfying(r -> assertThat(r).contains(setting));
+        assertThat(issuer.failingClosed()).hasValueSatisfying(r -> assertThat(r).contains(setting));
     }
 
     static void deleteTree(Path dir) throws java.io.IOException {

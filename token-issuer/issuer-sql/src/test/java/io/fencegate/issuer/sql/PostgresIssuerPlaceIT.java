@@ -111,14 +111,14 @@ class PostgresIssuerPlaceIT {
         assertThat(a.acquire("x", TTL, Duration.ZERO).toCompletableFuture().join()).isPresent();
         SqlLeaseIssuer pinned = issuer(roleB, url() + "?currentSchema=" + roleB); // another deployment, by its URL
         pinned.close();
-        await().atMost(Duration.ofSeconds(30)).until(() -> a.unavailableReason().isPresent());
-        assertThat(a.unavailableReason().orElseThrow()).contains("more than one schema");
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.failingClosed().isPresent());
+        assertThat(a.failingClosed().orElseThrow()).contains("more than one schema");
         try (Connection c = DriverManager.getConnection(url(), "postgres", ""); Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA " + roleB + " CASCADE");
         }
         await().ignoreExceptions().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(a.acquire("y", TTL, Duration.ZERO).toCompletableFuture().join()).isPresent());
-        Optional<String> reason = a.unavailableReason();
+        Optional<String> reason = a.failingClosed();
         assertThat(reason).isEmpty();
     }
 

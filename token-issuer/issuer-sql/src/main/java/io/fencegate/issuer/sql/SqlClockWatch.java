@@ -1,0 +1,110 @@
+package io.fencegate.issuer.sql;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * This instance's cross-check of the issuer's clock against its own monotonic clock. The issuer's
+ * clock ({@code NOW_US} in every statement, {@link SqlDialect}) is the database server's wall clock
+ * plus an offset kept in the database ({@link SqlIssuerClock}); it must run on without jumps, for
+ * two reasons: a token is a reading of it (a jump back would make tokens that a restore could hand
+ * out again), and a lease's expiry is a time on it (a jump ahead ends live leases early, one back
+ * lets dead ones block). Every reading is bracketed by the {@link System#nanoTime()} before the
+ * statement was sent and after its answer came, so a slow round trip widens the window of what the
+ * reading may be instead of looking like a step; a reading outside the window by more than
+ * {@link #TOLERANCE_US} is a step of the server's clock (NTP, an operator, a VM snapshot) or a
+ * restored offset row, and this instance answers the correction that puts the issuer's clock back
+ * on its monotonic course.
+ *
+ * <p>The correction puts it at the earliest time the window allows: a lease is then never judged
+ * older than it is (its holder's deadline ends first), and a token read a moment before may be ahead
+ * of the corrected clock by at most the window, which the grant waits out.
+ *
+ * <p>What it cannot see: a step smaller than the tolerance, and a step while this instance was not
+ * running (a fresh instance has no reading before the step to compare with).
+ */
+final class SqlClockWatch {
+
+    /** A reading this far outside the window counts as a step: far above NTP's slew between readings a second apart. */
+    static final long TOLERANCE_US = 250_000;
+    /** Monotonic time and a slewing wall clock drift apart by at most this many µs per second between readings (NTP's 500 ppm, doubled). */
+    private static final long DRIFT_US_PER_S = 1_000;
+
+    /** One reading: the issuer's clock and the monotonic bracket around it. */
+    private record Reading(long clockUs, long sentNanos, long answeredNanos) { }
+
+    private final LongSupplier nanoClock;
+    private Reading last;
+
+    SqlClockWatch() {
+        this(System::nanoTime);
+    }
+
+    SqlClockWatch(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
+
+    long nanoTime() {
+        return nanoClock.getAsLong();
+    }
+
+    /**
+     * A reading of the issuer's clock taken between {@code sentNanos} and {@code answeredNanos}.
+     *
+     * @return the µs to add to the issuer's clock to put it back on course (negative after a step
+     *         ahead), 0 if it is on course
+     */
+    synchronized long observe(long clockUs, long sentNanos, long answeredNanos) {
+        Reading previous = last;
+        if (previous == null) {
+            last = new Reading(clockUs, sentNanos, answeredNanos);
+            return 0;
+        }
+        // The bounds hold whatever the order: readings on several threads overlap, and each is
+        // checked against the one before it, so a busy instance never skips its check.
+        long earliest = previous.clockUs + micros(sentNanos - previous.answeredNanos);
+        long latest = previous.clockUs + micros(answeredNanos - previous.sentNanos);
+        long slack = slackUs(answeredNanos - previous.sentNanos);
+        long correction = clockUs > latest + slack || clockUs < earliest - slack ? earliest - clockUs : 0;
+        last = new Reading(clockUs + correction, sentNanos, answeredNanos);
+        return correction;
+    }
+
+    /**
+     * The earliest issuer time a statement sent from now on may read without a step: a statement
+     * that writes a time checks it, so a clock stepped back is never written into a lease before it
+     * is seen. {@link Long#MIN_VALUE} before the first reading.
+     */
+    synchronized long lowestUs() {
+        Reading r = last;
+        if (r == null) {
+            return Long.MIN_VALUE;
+        }
+        long elapsed = nanoClock.getAsLong() - r.answeredNanos;
+        return r.clockUs + micros(elapsed) - slackUs(elapsed);
+    }
+
+    /**
+     * The latest issuer time a statement sent now may read without a step, if it runs at once: a
+     * statement that judges a lease expired checks it, so a clock stepped ahead never ends a live
+     * lease before the step is seen. A statement that waited longer (a row lock, a loaded server)
+     * is refused by it too, and the caller takes the slower way that reads the clock first.
+     * {@link Long#MAX_VALUE} before the first reading.
+     */
+    synchronized long highestUs() {
+        Reading r = last;
+        if (r == null) {
+            return Long.MAX_VALUE;
+        }
+        long elapsed = nanoClock.getAsLong() - r.sentNanos;
+        return r.clockUs + micros(elapsed) + slackUs(elapsed);
+    }
+
+    private static long slackUs(long elapsedNanos) {
+        return TOLERANCE_US + DRIFT_US_PER_S * Math.max(0, TimeUnit.NANOSECONDS.toSeconds(elapsedNanos));
+    }
+
+    private static long micros(long nanos) {
+        return nanos / 1000;
+    }
+}

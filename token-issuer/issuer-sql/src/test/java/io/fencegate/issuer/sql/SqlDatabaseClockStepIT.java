@@ -1,0 +1,193 @@
+package io.fencegate.issuer.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fencegate.issuer.IssuerUnavailableException;
+import io.fencegate.issuer.Lease;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The SQL issuer on a database server whose wall clock steps, hours either way, as NTP or an
+ * operator steps a real one, and whose tables are restored from a logical backup: no token is
+ * handed out twice or goes down, no lock has two live holders, no dead lease or waiter blocks a
+ * lock for the length of a step, and where the issuer cannot tell (a step no gateway watched) it
+ * fails closed, says why and recovers by itself. One server of the test's own per database, under
+ * libfaketime ({@link SteppedDatabaseServer}); H2 has no server clock to step.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class SqlDatabaseClockStepIT {
+
+    private static final Map<SteppedDatabaseServer.Kind, SteppedDatabaseServer> SERVERS = new EnumMap<>(SteppedDatabaseServer.Kind.class);
+
+    private static synchronized SteppedDatabaseServer server(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer server = SERVERS.get(kind);
+        if (server == null) {
+            server = SteppedDatabaseServer.start(kind);
+            SERVERS.put(kind, server);
+        }
+        server.offset(0);
+        return server;
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        for (SteppedDatabaseServer server : SERVERS.values()) {
+            server.close();
+        }
+    }
+
+    /** The story: granted while the clock ran an hour ahead, NTP put it right, a backup, three grants, the backup restored. */
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aRestoreOfABackupTakenAfterTheClockSteppedBackHandsOutNoTokenAgain(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String lock = "restore/" + UUID.randomUUID();
+        db.offset(3600);
+        List<Long> lost = new ArrayList<>();
+        Path backup;
+        try (SqlLeaseIssuer gateway = db.issuer().build()) {
+            long first = grantAndRelease(gateway, lock);
+            db.offset(0); // NTP steps the server's clock back to the true time
+            Thread.sleep(2500); // the gateway reads the clock once a second
+            backup = db.dump("after-the-step");
+            long last = first;
+            for (int i = 0; i < 3; i++) {
+                long token = grantAndRelease(gateway, lock);
+                assertThat(token).isGreaterThan(last);
+                lost.add(token);
+                last = token;
+            }
+        }
+        db.restore(backup);
+        try (SqlLeaseIssuer fresh = db.issuer().build()) { // a gateway started after the restore: no memory
+            long last = lost.get(lost.size() - 1);
+            for (int i = 0; i < 3; i++) {
+                long token = grantAndRelease(fresh, lock);
+                assertThat(token).as("grant %d after the restore; tokens lost with it: %s", i, lost).isGreaterThan(last);
+                last = token;
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aForwardStepNeverGivesASecondHolderALiveLease(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String lock = "forward/" + UUID.randomUUID();
+        try (SqlLeaseIssuer holderGateway = db.issuer().build(); SqlLeaseIssuer other = db.issuer().build()) {
+            Lease held = acquire(holderGateway, lock, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+            db.offset(120);
+            assertThat(acquire(other, lock, Duration.ofSeconds(5), Duration.ZERO)).as("at once after a +120 s step").isEmpty();
+            Thread.sleep(1500); // both gateways have read the stepped clock since
+            assertThat(acquire(other, lock, Duration.ofSeconds(5), Duration.ZERO)).as("after the step was seen").isEmpty();
+            assertThat(holderGateway.renew(held.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS))
+                    .as("the holder renews its lease").isPresent();
+            assertThat(holderGateway.release(held.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(acquire(other, lock, Duration.ofSeconds(5), Duration.ZERO).orElseThrow().token()).isGreaterThan(held.token());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aBackwardStepBlocksNeitherADeadHoldersShortLeaseNorADeadWaitersLockForItsLength(SteppedDatabaseServer.Kind kind)
+            throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String shortLease = "back/lease/" + UUID.randomUUID();
+        String waitedFor = "back/waiter/" + UUID.randomUUID();
+        try (SqlLeaseIssuer gone = db.issuer().build(); SqlLeaseIssuer gateway = db.issuer().build()) {
+            // A holder that is gone: its 2 s lease is never renewed nor released.
+            Lease dead = acquire(gone, shortLease, Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+            long freed = grantAndRelease(gateway, waitedFor);
+            deadWaiter(db, waitedFor); // what a gateway that died while waiting leaves: a row that lives 3 s
+            db.offset(-3600);
+            long start = System.nanoTime();
+            Lease next = acquire(gateway, shortLease, Duration.ofSeconds(5), Duration.ofSeconds(20))
+                    .orElseThrow(() -> new AssertionError("a dead 2 s lease held its lock 20 s after a -1 h step"));
+            assertThat(next.token()).isGreaterThan(dead.token());
+            Lease afterWaiter = acquire(gateway, waitedFor, Duration.ofSeconds(5), Duration.ofSeconds(20))
+                    .orElseThrow(() -> new AssertionError("a dead waiter held a free lock 20 s after a -1 h step"));
+            assertThat(afterWaiter.token()).isGreaterThan(freed);
+            assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).isLessThan(20);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void stepsOfTwoHoursEitherWayKeepTokensStrictlyIncreasingWithoutRefusals(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String lock = "steps/" + UUID.randomUUID();
+        long last = 0;
+        try (SqlLeaseIssuer gateway = db.issuer().build()) {
+            for (long offset : new long[] {7200, 0, -7200, 7200, -7200, 0}) {
+                db.offset(offset);
+                long token = grantAndRelease(gateway, lock);
+                assertThat(token).as("after stepping to %+d s", offset).isGreaterThan(last);
+                last = token;
+            }
+        }
+        try (SqlLeaseIssuer fresh = db.issuer().build()) {
+            assertThat(grantAndRelease(fresh, lock)).as("a gateway started after the steps").isGreaterThan(last);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aStepBackNoGatewaySawFailsClosedOnTheLocksAheadSaysWhyAndRecoversByItself(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String lock = "unseen/" + UUID.randomUUID();
+        long before;
+        db.offset(6);
+        try (SqlLeaseIssuer gateway = db.issuer().build()) {
+            before = grantAndRelease(gateway, lock);
+        }
+        db.offset(0); // while no gateway runs: nobody can tell this step from time passing
+        try (SqlLeaseIssuer fresh = db.issuer().build()) {
+            assertThatThrownBy(() -> acquire(fresh, lock, Duration.ofSeconds(5), Duration.ZERO))
+                    .isInstanceOf(ExecutionException.class).cause().isInstanceOf(IssuerUnavailableException.class)
+                    .hasMessageContaining("fails closed");
+            assertThat(fresh.failingClosed()).hasValueSatisfying(why -> assertThat(why).contains("1 lock"));
+            assertThat(acquire(fresh, "unseen/other/" + UUID.randomUUID(), Duration.ofSeconds(5), Duration.ZERO))
+                    .as("locks not ahead of the clock are granted").isPresent();
+            Lease after = acquire(fresh, lock, Duration.ofSeconds(5), Duration.ofSeconds(20))
+                    .orElseThrow(() -> new AssertionError("still refused 20 s later"));
+            assertThat(after.token()).isGreaterThan(before);
+            assertThat(fresh.failingClosed()).as("recovered by itself").isEmpty();
+        }
+    }
+
+    private static Optional<Lease> acquire(SqlLeaseIssuer issuer, String lock, Duration ttl, Duration wait) throws Exception {
+        return issuer.acquire(lock, ttl, wait).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+
+    private static long grantAndRelease(SqlLeaseIssuer issuer, String lock) throws Exception {
+        Lease lease = acquire(issuer, lock, Duration.ofSeconds(10), Duration.ofSeconds(10)).orElseThrow();
+        assertThat(issuer.release(lease.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+        return lease.token();
+    }
+
+    private static void deadWaiter(SteppedDatabaseServer db, String lock) throws Exception {
+        SqlDialect dialect = db.kind == SteppedDatabaseServer.Kind.POSTGRES ? SqlDialect.POSTGRESQL : SqlDialect.MYSQL;
+        try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
+                dialect.sql("INSERT INTO fencegate_lease_waiter (lock_key, expires_us) VALUES (?, NOW_US + 3000000)"))) {
+            s.setBytes(1, SqlLeaseIssuer.sha256(lock.getBytes(StandardCharsets.UTF_8)));
+            s.executeUpdate();
+        }
+    }
+}
