@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The mutex: lease, hold (think or pause), release; judged as the grant history of a mutex with
+ * The mutex: lease, hold (think or pause), renew, release; judged as the grant history of a mutex with
  * fences. No two leases on one lock are surely live at once, and each grant's token exceeds every
  * token granted before it was asked for.
  */
@@ -41,6 +41,7 @@ final class MutexWorkload implements Workload {
         Lease lease = client.acquire(gw, lock);
         if (lease != null) {
             client.pauseOrThink();
+            client.renew(gw, lock, lease);
             client.release(gw, lock, lease);
         }
     }

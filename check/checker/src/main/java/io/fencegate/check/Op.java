@@ -5,7 +5,7 @@ package io.fencegate.check;
  * {@code completeUs} (epoch microseconds), with an {@link Outcome}.
  *
  * @param client   the client (process number * 1000 + thread) that ran it
- * @param f        what it was: {@code acquire}, {@code read}, {@code write}, {@code release}, {@code final}
+ * @param f        what it was: {@code acquire}, {@code read}, {@code write}, {@code renew}, {@code release}, {@code final}
  * @param key      the item (or, for leases, the lock)
  * @param token    the fencing token it carried (0: none)
  * @param value    what it wrote (lock-set: the element added; acquire: the ttl in ms), or what a read or
@@ -22,6 +22,8 @@ public record Op(int client, String f, String key, long token, String value, lon
     public static final String READ = "read";
     public static final String WRITE = "write";
     public static final String RELEASE = "release";
+    /** A renew of the lease {@code token} (the ttl in ms in {@code value}); its OK extends the lease. */
+    public static final String RENEW = "renew";
     public static final String FINAL = "final";
 
     public boolean is(String kind) {
