@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * growing), and {@link #wasGranted} vouches for it, so nothing but the overlap gives it away.
  */
 final class TwinGrantIssuer extends ForwardingLeaseIssuer {
-    static final int EVERY = 10;
+    static final int EVERY = 5;
 
     private final AtomicLong acquires = new AtomicLong();
     private final Set<String> twinGrants = ConcurrentHashMap.newKeySet();
