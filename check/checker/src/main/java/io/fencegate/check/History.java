@@ -1,5 +1,6 @@
 package io.fencegate.check;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
@@ -14,7 +15,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * JSON, read back to merge processes' histories or to judge a saved one again.
  */
 public final class History {
-    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /**
+     * Fields it does not know are skipped, so a file written by a newer version (or a crafted one that
+     * states its expected verdict beside the history) still reads.
+     */
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final ConcurrentLinkedQueue<Op> ops = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Fault> faults = new ConcurrentLinkedQueue<>();

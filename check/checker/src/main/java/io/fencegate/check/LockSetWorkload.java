@@ -1,5 +1,6 @@
 package io.fencegate.check;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -31,18 +32,43 @@ final class LockSetWorkload extends ReadModifyWrite {
 
     /** Every acknowledged add is in the final set. */
     @Override
-    void checkItem(String key, List<Op> ops, List<Violation> out) {
+    void checkItem(String key, List<Op> ops, Findings out) {
         Op last = Checker.finalRead(ops);
         if (last == null) {
+            Checker.noFinalRead(key, ops.stream().filter(o -> o.is(Op.WRITE) && o.outcome() == Outcome.OK).count(), out);
             return;
         }
         Set<String> present = last.value() == null ? Set.of() : new HashSet<>(Arrays.asList(last.value().split(",")));
         for (Op op : ops) {
             if (op.is(Op.WRITE) && op.outcome() == Outcome.OK && !present.contains(op.value())) {
-                out.add(new Violation(Violation.LOST_ADD, key, op.completeUs(),
+                out.violation(new Violation(Violation.LOST_ADD, key, op.completeUs(),
                         "element " + op.value() + " acknowledged (token " + op.token() + ") but missing at the end"));
             }
         }
+    }
+
+    /** A set only grows: a value read shows every add acknowledged before it was sent. */
+    @Override
+    Shown shown() {
+        return new Shown() {
+            private final List<Op> added = new ArrayList<>();
+
+            @Override
+            public void add(Op write) {
+                added.add(write);
+            }
+
+            @Override
+            public Op missingFrom(String value) {
+                Set<String> present = elements(value);
+                for (Op w : added) {
+                    if (!present.contains(w.value())) {
+                        return w;
+                    }
+                }
+                return null;
+            }
+        };
     }
 
     /** The elements of a lock-set value, in order. */

@@ -10,7 +10,8 @@ package io.fencegate.check;
  * @param token    the fencing token it carried (0: none)
  * @param value    what it wrote (lock-set: the element added; acquire: the ttl in ms), or what a read or
  *                 final read returned (null: nothing, missing)
- * @param prior    for an acknowledged write, the token of the write it replaced, as the store answered
+ * @param prior    for an acknowledged write, the token of the write it replaced, as the store answered;
+ *                 for a read, the token of the write it read (0: missing, or not recorded)
  * @param note     the answer in words (status, problem type, exception)
  * @param gateway  the base URL of the gateway that served it, as the client called it (null in
  *                 histories written before it was recorded: an unknown gateway)

@@ -7,13 +7,16 @@ import io.fencegate.client.Stale;
 import io.fencegate.client.WriteOutcome;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * A workload of fenced read-modify-writes on items: lease, fenced read, think or pause past the
  * ttl, guarded write of the next value, release. Each item is also held to token order and to
- * "no stale acknowledgement" ({@link Checker#staleAcks}); a subclass says what the next value is
- * and what the final values must show.
+ * "no stale acknowledgement" ({@link Checker#staleAcks}), to the fences its reads raised
+ * ({@link Checker#fences}), and to reads that show every write acknowledged before they were sent
+ * ({@link #staleReads}); a subclass says what the next value is, what a value read shows, and what
+ * the final values must show.
  */
 abstract sealed class ReadModifyWrite implements Workload permits CounterWorkload, LockSetWorkload {
 
@@ -23,7 +26,17 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
     abstract Next next(ClientLoop client, String current);
 
     /** The property the acknowledged writes and the final read of one item must have. */
-    abstract void checkItem(String key, List<Op> ops, List<Violation> out);
+    abstract void checkItem(String key, List<Op> ops, Findings out);
+
+    /** The acknowledged writes a read must show, as they accumulate in the order they were answered. */
+    interface Shown {
+        void add(Op write);
+
+        /** One acknowledged write the value read does not show (it is older), or null. */
+        Op missingFrom(String value);
+    }
+
+    abstract Shown shown();
 
     /** The item a step works on. */
     String itemKey(ClientLoop client) {
@@ -47,10 +60,47 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
     }
 
     @Override
-    public int check(String key, List<Op> ops, List<Fault> faults, List<Violation> out) {
+    public void check(String key, List<Op> ops, List<Fault> faults, Findings out) {
+        int before = out.violations.size();
         checkItem(key, ops, out);
+        boolean lost = out.violations.size() > before; // the final read already showed what it misses
         Checker.staleAcks(key, ops, out);
-        return 0;
+        Checker.fences(key, ops, out);
+        staleReads(key, ops, !lost, out);
+    }
+
+    /**
+     * A register's reads are linearizable: a read (a fenced one, or a final one) shows every write
+     * acknowledged before it was sent. Judged on the value (a counter's number, a set's elements) and,
+     * where the read recorded it, on the token of the write it read. A final read is judged so too,
+     * unless the item's own check already reported what it misses.
+     */
+    void staleReads(String key, List<Op> ops, boolean finalToo, Findings out) {
+        List<Op> reads = ops.stream().filter(o -> (o.is(Op.READ) || finalToo && o.is(Op.FINAL)) && o.outcome() == Outcome.OK)
+                .sorted(Comparator.comparingLong(Op::invokeUs)).toList();
+        List<Op> writes = ops.stream().filter(o -> o.is(Op.WRITE) && o.outcome() == Outcome.OK)
+                .sorted(Comparator.comparingLong(Op::completeUs)).toList();
+        Shown shown = shown();
+        Op highest = null;
+        int done = 0;
+        for (Op r : reads) {
+            while (done < writes.size() && writes.get(done).completeUs() < r.invokeUs()) {
+                Op w = writes.get(done++);
+                shown.add(w);
+                highest = highest == null || w.token() > highest.token() ? w : highest;
+            }
+            Op missing = shown.missingFrom(r.value());
+            if (missing == null && r.prior() > 0 && highest != null && highest.token() > r.prior()) {
+                missing = highest;
+            }
+            if (missing != null) {
+                out.violation(new Violation(Violation.STALE_READ, key, r.completeUs(), (r.is(Op.FINAL) ? "final read" : "read")
+                        + " (client " + r.client() + ") returned " + (r.value() == null ? "nothing" : "'" + r.value() + "'")
+                        + (r.prior() > 0 ? " written with token " + r.prior() : "") + ", older than the write of '"
+                        + missing.value() + "' with token " + missing.token() + " (client " + missing.client()
+                        + ") acknowledged before the read was sent"));
+            }
+        }
     }
 
     @Override
@@ -63,18 +113,21 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
         }
         long token = lease.token();
         FencegateClient c = gw.client();
+        boolean plain = options.control() == Control.PLAIN_READS;
+        long readToken = plain ? 0 : token; // a plain read carries no token and raises no fence
         long t0 = Clock.nowUs();
         ReadOutcome read;
         try {
-            read = options.control() == Control.PLAIN_READS ? c.get(options.store(), key) : c.get(options.store(), key, token);
+            read = plain ? c.get(options.store(), key) : c.get(options.store(), key, token);
             client.answered(gw);
         } catch (RuntimeException e) {
-            client.failed(gw, c, Op.READ, key, token, null, t0, e);
+            client.failed(gw, c, Op.READ, key, readToken, null, t0, e);
             client.release(gw, key, lease);
             return;
         }
         String current = read instanceof ReadOutcome.Value v ? new String(v.bytes(), StandardCharsets.UTF_8) : null;
-        client.record(gw, Op.READ, key, token, current, 0, t0, read instanceof Stale ? Outcome.FAIL : Outcome.OK,
+        long readOf = read instanceof ReadOutcome.Value v ? v.token() : 0;
+        client.record(gw, Op.READ, key, readToken, current, readOf, t0, read instanceof Stale ? Outcome.FAIL : Outcome.OK,
                 read instanceof Stale s ? "stale: item fenced at " + s.fence() : "");
         if (read instanceof Stale) {
             client.release(gw, key, lease);

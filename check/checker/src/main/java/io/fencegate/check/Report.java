@@ -43,19 +43,29 @@ public final class Report {
      */
     public record Summary(String workload, String control, int exitCode, String verdict, long ops, long ok, long fail,
             long unknown, int violationCount, int excusedOverlaps, List<Row> keys, List<Row> faults,
-            List<Violation> violations, String counted, long releases, long releasesGone, List<Window> windows) {
+            List<Violation> violations, String counted, long releases, long releasesGone, List<Window> windows,
+            List<String> undecided) {
 
         /** Summaries written before these fields existed read back with them empty. */
         public Summary {
             counted = counted == null ? "" : counted;
             windows = windows == null ? List.of() : windows;
+            undecided = undecided == null ? List.of() : undecided;
+        }
+
+        /** A summary without what was left undecided (as summaries were before they had it). */
+        public Summary(String workload, String control, int exitCode, String verdict, long ops, long ok, long fail,
+                long unknown, int violationCount, int excusedOverlaps, List<Row> keys, List<Row> faults,
+                List<Violation> violations, String counted, long releases, long releasesGone, List<Window> windows) {
+            this(workload, control, exitCode, verdict, ops, ok, fail, unknown, violationCount, excusedOverlaps, keys, faults,
+                    violations, counted, releases, releasesGone, windows, List.of());
         }
 
         /** A summary without the release counts and windows (as summaries were before they had them). */
         public Summary(String workload, String control, int exitCode, String verdict, long ops, long ok, long fail,
                 long unknown, int violationCount, int excusedOverlaps, List<Row> keys, List<Row> faults, List<Violation> violations) {
             this(workload, control, exitCode, verdict, ops, ok, fail, unknown, violationCount, excusedOverlaps, keys, faults,
-                    violations, "", 0, 0, List.of());
+                    violations, "", 0, 0, List.of(), List.of());
         }
     }
 
@@ -110,6 +120,11 @@ public final class Report {
         } else if (!verdict.valid()) {
             exit = VIOLATIONS;
             words = verdict.violations().size() + " VIOLATIONS" + (control != Control.NONE ? " (expected: the " + control.label() + " control)" : "");
+        } else if (!verdict.undecided().isEmpty()) {
+            exit = PROVED_NOTHING;
+            words = "PROVED LITTLE: 0 violations, but " + verdict.undecided().size() + " propert"
+                    + (verdict.undecided().size() == 1 ? "y" : "ies") + " could not be judged: " + verdict.undecided().get(0)
+                    + (verdict.undecided().size() > 1 ? " (all in summary.json)" : "");
         } else if (outside.unknownShare() > MAX_UNKNOWN_OUTSIDE_FAULTS) {
             exit = PROVED_NOTHING;
             words = String.format("PROVED LITTLE: 0 violations, but %s of the %d operations outside fault windows ended unknown"
@@ -121,7 +136,7 @@ public final class Report {
         }
         return new Summary(w.label(), control.label(), exit, words, all[0], all[1], all[2], all[3],
                 verdict.violations().size(), verdict.excusedOverlaps(), keys, faultRows, verdict.violations(),
-                w.countedInWords(), releases.size(), gone, windows);
+                w.countedInWords(), releases.size(), gone, windows, verdict.undecided());
     }
 
     private static void tally(long[] c, Op op) {

@@ -64,7 +64,8 @@ public final class Runner {
                 try {
                     ReadOutcome read = gw.client().get(store, key);
                     String value = read instanceof ReadOutcome.Value v ? new String(v.bytes(), StandardCharsets.UTF_8) : null;
-                    history.add(new Op(-1, Op.FINAL, key, 0, value, 0, t0, Clock.nowUs(), Outcome.OK, "", gw.url()));
+                    long writtenWith = read instanceof ReadOutcome.Value v ? v.token() : 0;
+                    history.add(new Op(-1, Op.FINAL, key, 0, value, writtenWith, t0, Clock.nowUs(), Outcome.OK, "", gw.url()));
                     break;
                 } catch (RuntimeException e) {
                     history.add(new Op(-1, Op.FINAL, key, 0, null, 0, t0, Clock.nowUs(), Outcome.UNKNOWN, ClientLoop.describe(e), gw.url()));

@@ -9,4 +9,8 @@ public record Violation(String kind, String key, long atUs, String detail) {
     public static final String TWO_LIVE_LEASES = "two-live-leases";
     public static final String TOKEN_ORDER = "token-order";
     public static final String STALE_ACK = "stale-ack";
+    /** A write below a fence a read had raised was acknowledged. */
+    public static final String FENCE_BROKEN = "fence-broken";
+    /** A read returned a value older than a write acknowledged before it was sent. */
+    public static final String STALE_READ = "stale-read";
 }

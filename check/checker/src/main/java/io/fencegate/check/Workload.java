@@ -41,11 +41,10 @@ public sealed interface Workload permits ReadModifyWrite, MutexWorkload {
     void step(ClientLoop client, Gateways.Gateway gateway) throws InterruptedException;
 
     /**
-     * Judges the operations on one key (in invoke order) and adds what breaks a property to {@code out}.
-     *
-     * @return how many overlapping leases a lease-ending fault excused
+     * Judges the operations on one key (in invoke order) and adds to {@code out} what breaks a
+     * property, the overlaps a lease-ending fault excused, and what it could not decide.
      */
-    int check(String key, List<Op> ops, List<Fault> faults, List<Violation> out);
+    void check(String key, List<Op> ops, List<Fault> faults, Findings out);
 
     default boolean counts(Op op) {
         return op.is(counted());

@@ -121,4 +121,78 @@ class MutexOverlapTest {
         Verdict v = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> check());
         assertThat(v.violations()).as(printed(v)).hasSize(1);
     }
+
+    /** A grant asked at {@code askMs} and answered at {@code answerMs}: a waiter when that is long after. */
+    private void grant(int client, String gateway, long token, long ttlMs, long askMs, long answerMs) {
+        ops.add(new Op(client, Op.ACQUIRE, "m", token, Long.toString(ttlMs), 0, askMs * 1000, answerMs * 1000, Outcome.OK, "", gateway));
+    }
+
+    private void release(int client, String gateway, long token, long atMs, Outcome outcome) {
+        ops.add(new Op(client, Op.RELEASE, "m", token, null, 0, atMs * 1000, atMs * 1000 + 1000, outcome, "", gateway));
+    }
+
+    @Test
+    void doubleGrantToALongWaiterIsAViolation() {
+        grant(1, GW1, 5, 1000, 0, 1); // pauses past its ttl: expires at 1 s at the earliest
+        grant(2, GW1, 6, 1000, 5, 1010); // waited 1 s, more than its ttl; its ttl started at 1 s at the earliest
+        release(1, GW1, 5, 1900, Outcome.FAIL);
+        grant(3, GW2, 7, 1000, 1500, 1510); // 6 is surely held until 2 s
+        Verdict v = check();
+        assertThat(v.violations()).as(printed(v)).singleElement()
+                .satisfies(x -> assertThat(x.detail()).contains("token 7").contains("token 6").contains("when token 5 could first have ended"));
+    }
+
+    @Test
+    void waitersGrantedOneAfterAnotherAreValid() {
+        grant(1, GW1, 5, 1000, 0, 1);
+        grant(2, GW1, 6, 1000, 5, 1010); // granted when 5 expired
+        grant(3, GW2, 7, 1000, 10, 2005); // waited two ttls: granted when 6 expired (2 s at the earliest)
+        release(1, GW1, 5, 1900, Outcome.FAIL);
+        release(2, GW1, 6, 2100, Outcome.FAIL);
+        grant(4, GW2, 8, 1000, 1500, 2510); // granted when 7 was released
+        release(3, GW2, 7, 2500, Outcome.OK);
+        Verdict v = check();
+        assertThat(v.violations()).as(printed(v)).isEmpty();
+    }
+
+    @Test
+    void grantAnsweredBeforeALowerTokensLeaseEndedIsADoubleGrantWhicheverAnswerCameFirst() {
+        grant(1, GW1, 5, 1000, 0, 300); // its answer was slow
+        grant(2, GW2, 6, 1000, 100, 200); // a higher token, answered first, while 5 was held (granted before 200 ms)
+        Verdict v = check();
+        assertThat(v.violations()).as(printed(v)).extracting(Violation::kind).containsExactly(Violation.TWO_LIVE_LEASES);
+    }
+
+    @Test
+    void renewedLeaseIsHeldUntilTheRenewsRequestPlusItsTtl() {
+        grant(1, GW1, 5, 1000, 0, 1);
+        ops.add(new Op(1, Op.RENEW, "m", 5, "1000", 0, 800_000, 810_000, Outcome.OK, "", GW1));
+        grant(2, GW2, 6, 1000, 1500, 1510); // 5 is held until 1.8 s
+        Verdict v = check();
+        assertThat(v.violations()).as(printed(v)).extracting(Violation::kind).containsExactly(Violation.TWO_LIVE_LEASES);
+    }
+
+    @Test
+    void leaseRenewedAfterItsSuccessorWasGrantedWasNeverEnded() {
+        grant(1, GW1, 5, 1000, 0, 1); // pauses past its ttl
+        grant(2, GW2, 6, 1000, 5, 1010); // granted when 5 expired
+        ops.add(new Op(1, Op.RENEW, "m", 5, "1000", 0, 1_200_000, 1_210_000, Outcome.OK, "", GW1)); // must be refused
+        Verdict v = check();
+        assertThat(v.violations()).as(printed(v)).extracting(Violation::kind).containsExactly(Violation.TWO_LIVE_LEASES);
+    }
+
+    @Test
+    void gatewayKillExcusesOnlyLeasesOfTheKilledProcess() {
+        // gateway 1 killed at 1 s (gone at 1.05 s), healthy again at 6 s
+        Fault kill = new Fault("gateway-kill", 1_000_000, 6_000_000, "", GW1, true, 1_050_000);
+        grant(1, GW1, 5, 3000, 900, 901); // the killed process's session: its lease ends with it
+        grant(2, GW2, 6, 1000, 2000, 2001); // excused: 5 may have ended at the kill
+        release(2, GW2, 6, 2500, Outcome.OK);
+        grant(3, GW1, 7, 1000, 4900, 4901); // asked 3.9 s after the kill: the restarted process, a new session
+        grant(4, GW2, 8, 1000, 5200, 5201); // 7 is held until 5.9 s, and the kill cannot have ended it
+        Verdict v = check(kill);
+        assertThat(v.violations()).as(printed(v)).singleElement()
+                .satisfies(x -> assertThat(x.detail()).contains("token 8").contains("token 7"));
+        assertThat(v.excusedOverlaps()).as(printed(v)).isEqualTo(1);
+    }
 }

@@ -24,8 +24,16 @@ final class Nemesis implements Runnable {
         Injected run() throws Exception; // does the fault and heals it; null: nothing to strike now
     }
 
-    /** What one injection did, in words, and whose leases it touched (a gateway's URL, or everywhere). */
-    record Injected(String detail, String scope) {
+    /**
+     * What one injection did, in words, whose leases it touched (a gateway's URL, or everywhere) and
+     * when its damage was done ({@code struckUs}, 0: when its action returned): a lease asked for
+     * later lives in a new process or session, which this fault cannot end.
+     */
+    record Injected(String detail, String scope, long struckUs) {
+        Injected(String detail, String scope) {
+            this(detail, scope, 0);
+        }
+
         static Injected everywhere(String detail) {
             return new Injected(detail, Fault.EVERYWHERE);
         }
@@ -81,10 +89,11 @@ final class Nemesis implements Runnable {
         // its leases live on in Redis or the database until their ttl.
         kinds.add(new Kind("gateway-kill", d.zookeeper != null, () -> {
             int i = random.nextInt(d.gateways.size());
-            d.gateways.get(i).kill9();
+            d.gateways.get(i).kill9(); // returns once the process is gone, and its sessions with it
+            long struck = Clock.nowUs();
             Thread.sleep(500);
             d.restartGateway(i);
-            return new Injected("gateway" + i + " kill -9, restarted", d.urls.get(i).toString());
+            return new Injected("gateway" + i + " kill -9, restarted", d.urls.get(i).toString(), struck);
         }));
         kinds.add(new Kind("db-link-cut", false, () -> {
             d.proxy.cut();
@@ -109,9 +118,10 @@ final class Nemesis implements Runnable {
             kinds.add(new Kind("zk-session-expiry", true, () -> {
                 int i = random.nextInt(d.gateways.size());
                 d.gateways.get(i).stop(); // past its 3 s session timeout: the ensemble expires the session
+                long struck = Clock.nowUs(); // a lease asked for from now is granted after it wakes, in a new session
                 Thread.sleep(5000);
                 d.gateways.get(i).cont();
-                return new Injected("gateway" + i + " SIGSTOP for 5 s, past its 3 s session", d.urls.get(i).toString());
+                return new Injected("gateway" + i + " SIGSTOP for 5 s, past its 3 s session", d.urls.get(i).toString(), struck);
             }));
         }
         if (d.redis != null) {
@@ -188,13 +198,15 @@ final class Nemesis implements Runnable {
             // a half-done injection may have struck anything: it counts everywhere
             done = Injected.everywhere("FAILED to inject: " + e);
         }
+        long returned = Clock.nowUs();
         if (done != null) {
             // A fault lasts until the deployment is healthy again, not until its action returns: a
             // restarted Redis or database is answering before every gateway has reconnected, and the
             // calls refused meanwhile are the fault's, not the quiet time's.
             String unhealed = deployment.awaitHealthy(HEALTHY_WITHIN_SECONDS);
             faults.add(new Fault(kind.name(), start, Clock.nowUs(), unhealed == null ? done.detail()
-                    : done.detail() + "; " + unhealed, done.scope(), kind.endsLeases()));
+                    : done.detail() + "; " + unhealed, done.scope(), kind.endsLeases(),
+                    done.struckUs() > 0 ? done.struckUs() : returned));
             System.err.println("nemesis: " + kind.name() + ": " + done.detail());
         }
     }

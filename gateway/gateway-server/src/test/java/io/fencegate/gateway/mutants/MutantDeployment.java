@@ -39,7 +39,7 @@ final class MutantDeployment implements AutoCloseable {
     static final List<String> WORKLOAD_OPTIONS = List.of("--clients", "8", "--keys", "2",
             "--ttl-ms", "300", "--think-ms", "100", "--pause-chance", "0.3");
     /** The control only has to show the setup is sound; a mutant's run is longer, so a rare anomaly surely shows. */
-    static final int CONTROL_SECONDS = 4;
+    static final int CONTROL_SECONDS = 3;
     static final int MUTANT_SECONDS = 7;
 
     /** What wraps the real issuer and store for one gateway. */
