@@ -40,7 +40,7 @@ final class MutantDeployment implements AutoCloseable {
             "--ttl-ms", "300", "--think-ms", "100", "--pause-chance", "0.3");
     /** The control only has to show the setup is sound; a mutant's run is longer, so a rare anomaly surely shows. */
     static final int CONTROL_SECONDS = 3;
-    static final int MUTANT_SECONDS = 7;
+    static final int MUTANT_SECONDS = 6;
 
     /** What wraps the real issuer and store for one gateway. */
     record Wrapping(UnaryOperator<LeaseIssuer> issuer, UnaryOperator<GuardedStore> store) {
@@ -91,9 +91,13 @@ final class MutantDeployment implements AutoCloseable {
      * nodes), which would fail a run's first acquires by their short wait and prove nothing.
      */
     static MutantDeployment open(String yaml) throws Exception {
+        long t0 = System.nanoTime();
         MutantDeployment deployment = new MutantDeployment(yaml);
         try {
+            long opened = System.nanoTime();
             deployment.warmUp();
+            System.out.printf("backends opened in %d ms, warmed up in %d ms%n", (opened - t0) / 1_000_000,
+                    (System.nanoTime() - opened) / 1_000_000);
             return deployment;
         } catch (Exception e) {
             deployment.close();
