@@ -184,7 +184,12 @@ public final class Report {
         }
         if (s.excusedOverlaps() > 0) {
             b.append("\n").append(s.excusedOverlaps()).append(" overlapping leases excused: a fault that ends leases (Redis lost them, or"
-                    + " a gateway's ZooKeeper session expired) reached the earlier lease's gateway between the two grants\n");
+                    + " a gateway's ZooKeeper session expired) reached the earlier lease's gateway, and struck after it was asked for"
+                    + " and before the later grant\n");
+        }
+        s.undecided().stream().limit(5).forEach(u -> b.append("\nUNDECIDED: ").append(u));
+        if (s.undecided().size() > 5) {
+            b.append("\n... ").append(s.undecided().size() - 5).append(" more in summary.json");
         }
         int shown = 0;
         for (Violation v : s.violations()) {

@@ -26,6 +26,8 @@ class HistoryFileTest {
         });
         // a fault without its facts ends no lease: such a file is judged as if no fault ended one
         assertThat(data.faults()).singleElement().satisfies(f -> assertThat(f.endsLeases()).isFalse());
+        // nor when it struck: its damage may have been done at any time in its window
+        assertThat(data.faults()).singleElement().satisfies(f -> assertThat(f.struckUs()).isEqualTo(f.endUs()));
     }
 
     @Test
