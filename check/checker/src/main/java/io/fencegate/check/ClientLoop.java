@@ -116,6 +116,23 @@ final class ClientLoop implements Runnable {
         }
     }
 
+    /**
+     * Renews {@code lease}, recorded with the ttl it asks for again. A holder that paused past its ttl
+     * finds its lease gone (410): an issuer that extended it anyway let an expired lease live on.
+     */
+    void renew(Gateways.Gateway gw, String key, Lease lease) {
+        FencegateClient c = gw.client();
+        String ttl = Long.toString(options.ttlMs());
+        long t0 = Clock.nowUs();
+        try {
+            boolean renewed = c.renew(lease.leaseId()).isPresent();
+            answered(gw);
+            record(gw, Op.RENEW, key, lease.token(), ttl, 0, t0, renewed ? Outcome.OK : Outcome.FAIL, renewed ? "" : "410 gone");
+        } catch (RuntimeException e) {
+            failed(gw, c, Op.RENEW, key, lease.token(), ttl, t0, e);
+        }
+    }
+
     void release(Gateways.Gateway gw, String key, Lease lease) {
         FencegateClient c = gw.client();
         long t0 = Clock.nowUs();

@@ -4,7 +4,7 @@ import io.fencegate.client.Lease;
 import java.util.List;
 
 /**
- * The mutex: lease, hold (think or pause), release; judged as the grant history of a mutex with
+ * The mutex: lease, hold (think or pause), renew, release; judged as the grant history of a mutex with
  * fences ({@link MutualExclusion}): no lease is granted while another is surely held, and each
  * grant's token exceeds every token granted before it was asked for.
  */
@@ -37,6 +37,7 @@ final class MutexWorkload implements Workload {
         Lease lease = client.acquire(gw, lock);
         if (lease != null) {
             client.pauseOrThink();
+            client.renew(gw, lock, lease);
             client.release(gw, lock, lease);
         }
     }
