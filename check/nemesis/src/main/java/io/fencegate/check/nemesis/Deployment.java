@@ -150,7 +150,7 @@ final class Deployment implements AutoCloseable {
             }
         }
         if (sql) {
-            issuerBackups = new IssuerBackups(pg, database.port(), dir.resolve("issuer-backups"));
+            issuerBackups = new IssuerBackups(database, dir.resolve("issuer-backups"));
             issuerBackups.take(); // the first restore goes back to here
         }
     }

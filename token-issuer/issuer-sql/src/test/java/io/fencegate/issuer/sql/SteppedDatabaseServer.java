@@ -1,6 +1,7 @@
 package io.fencegate.issuer.sql;
 
 import io.fencegate.testing.DatabaseServer;
+import io.fencegate.testing.LogicalDumps;
 import io.fencegate.testing.MariaDbServer;
 import io.fencegate.testing.PostgresServer;
 import java.io.IOException;
@@ -12,7 +13,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -92,42 +92,13 @@ final class SteppedDatabaseServer implements AutoCloseable {
     /** A logical backup of the issuer's tables and their Flyway history, as an operator takes it; answers the file. */
     Path dump(String name) throws Exception {
         Path file = dir.resolve(name + ".sql");
-        String port = Integer.toString(server.port());
-        List<String> cmd = kind == Kind.POSTGRES
-                ? List.of("pg_dump", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", "postgres", "-n", PostgresServer.SCHEMA,
-                        "--clean", "--if-exists", "-f", file.toString())
-                : List.of("mysqldump", "-h", "127.0.0.1", "-P", port, "-u", "root", "--result-file=" + file, MariaDbServer.DATABASE);
-        run(cmd, null);
+        LogicalDumps.dump(server, file, List.of());
         return file;
     }
 
     /** Restores a backup {@link #dump} took: the tables as they were then. */
     void restore(Path file) throws Exception {
-        String port = Integer.toString(server.port());
-        if (kind == Kind.POSTGRES) {
-            run(List.of("psql", "-q", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1",
-                    "-f", file.toString()), null);
-        } else {
-            run(List.of("mysql", "-h", "127.0.0.1", "-P", port, "-u", "root", MariaDbServer.DATABASE), file);
-        }
-    }
-
-    private static void run(List<String> cmd, Path input) throws Exception {
-        ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true);
-        if (input != null) {
-            b.redirectInput(input.toFile());
-        }
-        Path out = Files.createTempFile("fg-dump", ".out");
-        b.redirectOutput(out.toFile());
-        Process p = b.start();
-        try {
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", cmd) + " failed:\n" + Files.readString(out));
-            }
-        } finally {
-            p.destroyForcibly();
-            Files.deleteIfExists(out);
-        }
+        LogicalDumps.restore(server, file);
     }
 
     @Override

@@ -1,0 +1,67 @@
+package io.fencegate.testing;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Logical backups of a {@link PostgresServer}'s schema or a {@link MariaDbServer}'s database, taken
+ * and restored with the server's own tools, as an operator does: {@code pg_dump --clean} and
+ * {@code psql}, or {@code mysqldump} and {@code mysql}. A restore puts the dumped tables back as
+ * they were, whatever happened to them since.
+ */
+public final class LogicalDumps {
+    private static final long TOOL_SECONDS = 60;
+
+    private LogicalDumps() { }
+
+    /** Dumps {@code tables} (all of the schema or database when empty) into {@code file}. */
+    public static void dump(DatabaseServer server, Path file, List<String> tables) throws Exception {
+        String port = Integer.toString(server.port());
+        List<String> cmd = new ArrayList<>();
+        if (server instanceof PostgresServer) {
+            cmd.addAll(List.of("pg_dump", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", "postgres",
+                    "--clean", "--if-exists", "-f", file.toString()));
+            if (tables.isEmpty()) {
+                cmd.addAll(List.of("-n", PostgresServer.SCHEMA));
+            }
+            tables.forEach(t -> cmd.addAll(List.of("-t", PostgresServer.SCHEMA + "." + t)));
+        } else {
+            cmd.addAll(List.of("mysqldump", "-h", "127.0.0.1", "-P", port, "-u", "root", "--result-file=" + file,
+                    MariaDbServer.DATABASE));
+            cmd.addAll(tables);
+        }
+        run(cmd, null);
+    }
+
+    /** Restores a file {@link #dump} wrote. */
+    public static void restore(DatabaseServer server, Path file) throws Exception {
+        String port = Integer.toString(server.port());
+        if (server instanceof PostgresServer) {
+            run(List.of("psql", "-q", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", "postgres",
+                    "-v", "ON_ERROR_STOP=1", "-f", file.toString()), null);
+        } else {
+            run(List.of("mysql", "-h", "127.0.0.1", "-P", port, "-u", "root", MariaDbServer.DATABASE), file);
+        }
+    }
+
+    private static void run(List<String> cmd, Path input) throws Exception {
+        ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true);
+        if (input != null) {
+            b.redirectInput(input.toFile());
+        }
+        Path out = Files.createTempFile("fg-dump", ".out");
+        b.redirectOutput(out.toFile());
+        Process p = b.start();
+        try {
+            if (!p.waitFor(TOOL_SECONDS, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", cmd) + " failed:\n" + Files.readString(out));
+            }
+        } finally {
+            p.destroyForcibly();
+            Files.deleteIfExists(out);
+        }
+    }
+}
