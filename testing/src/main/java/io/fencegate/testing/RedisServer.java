@@ -111,8 +111,9 @@ public final class RedisServer implements AutoCloseable {
         cmd.addAll(serverArgs);
         process = ChildProcess.command("redis-" + port, cmd).logTo(dir.resolve("redis-" + port + ".log")).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        // Its own answer, not a PONG from another server that held the port (this one then exits).
-        while (!answersAsPid(process.pid())) {
+        // Its own answer, not a PONG from another server that held the port (this one then exits), and
+        // only once it has loaded its data.
+        while (!answersAsPid(process.pid(), !sentinel)) {
             if (System.nanoTime() > deadline || !process.alive()) {
                 String tail = process.tail();
                 kill();
@@ -122,17 +123,28 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Whether the server on {@link #port} says it is process {@code pid} ({@code INFO server}). */
-    private boolean answersAsPid(long pid) {
+    /**
+     * Whether the server on {@link #port} says it is process {@code pid} and has its data loaded
+     * ({@code INFO}: {@code process_id}, then {@code loading:0}); a server still reading its AOF or
+     * snapshot answers every command with {@code -LOADING}. A sentinel keeps no data (and reports no
+     * {@code loading}): its pid is enough.
+     */
+    private boolean answersAsPid(long pid, boolean hasData) {
         try (Socket socket = new Socket()) {
             socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
             socket.setSoTimeout(2000);
-            socket.getOutputStream().write("INFO server\r\n".getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().write("INFO\r\n".getBytes(StandardCharsets.UTF_8));
             java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
                     StandardCharsets.UTF_8));
+            boolean ours = false;
             for (String line; (line = in.readLine()) != null; ) {
                 if (line.startsWith("process_id:")) {
-                    return line.substring("process_id:".length()).trim().equals(Long.toString(pid));
+                    ours = line.substring("process_id:".length()).trim().equals(Long.toString(pid));
+                    if (!ours || !hasData) {
+                        return ours;
+                    }
+                } else if (line.startsWith("loading:")) {
+                    return ours && line.substring("loading:".length()).trim().equals("0");
                 }
             }
             return false;
