@@ -10,9 +10,10 @@ class LeaseScriptsTest {
 
     @Test
     void aScriptIsLoadedWithoutItsHeaderFromItsFirstLineOfCode() {
-        for (String name : new String[] {"run", "acquire", "renew", "release", "check", "find", "list", "raise-ceiling", "reinit"}) {
+        for (String name : new String[] {"run", "acquire", "renew", "release", "check", "find", "list", "raise-ceiling", "reinit", "claim-mark"}) {
             String text = LeaseScripts.lua(name);
-            assertThat(text).as(name).startsWith("local ").endsWith("\n").doesNotContain("\n-- KEYS");
+            assertThat(text).as(name).isNotBlank().doesNotStartWith("--").doesNotStartWith("\n").endsWith("\n")
+                    .doesNotContain("\n-- KEYS");
         }
         assertThat(LeaseScripts.renew.text()).as("a script that judges the run has run.lua in front")
                 .startsWith(LeaseScripts.lua("run")).endsWith(LeaseScripts.lua("renew"));
