@@ -9,8 +9,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * An issuer that hands every call to a real one. Unmutated, it is the control; a mutant overrides
- * the calls whose guarantee it switches off.
+ * An issuer that hands every call to a real one, default methods included. Unmutated, it is the
+ * control; a mutant overrides the calls whose guarantee it switches off.
  */
 class ForwardingLeaseIssuer implements LeaseIssuer {
     protected final LeaseIssuer real;
@@ -47,6 +47,17 @@ class ForwardingLeaseIssuer implements LeaseIssuer {
     @Override
     public CompletionStage<Optional<Lease>> find(String leaseId) {
         return real.find(leaseId);
+    }
+
+    /** Forwarded too: the gateway authorizes renew and release by it, and falls back to {@link #find} without it. */
+    @Override
+    public Optional<String> lockOf(String leaseId) {
+        return real.lockOf(leaseId);
+    }
+
+    @Override
+    public Optional<String> failingClosed() {
+        return real.failingClosed();
     }
 
     @Override
