@@ -27,15 +27,20 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SqlIssuerGatewayIT {
 
+    /** The SQL issuer and a JDBC store, both on the one database: a deployment with nothing else. */
+    private static GatewayConfig sqlOnly(TestDatabases db) throws Exception {
+        String yaml = """
+                issuer: { type: sql, url: "%s", user: %s, password: "" }
+                stores:
+                  main: { type: jdbc, url: "%s", user: %s, password: "" }
+                """.formatted(db.url(), db.user(), db.url(), db.user());
+        return ConfigLoader.parse(yaml, Map.of());
+    }
+
     @Test
     void twoGatewaysOnTheSqlIssuerAloneServeFencedLeases() throws Exception {
         try (TestDatabases db = TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
-            String yaml = """
-                    issuer: { type: sql, url: "%s", user: %s, password: "" }
-                    stores:
-                      main: { type: jdbc, url: "%s", user: %s, password: "" }
-                    """.formatted(db.url(), db.user(), db.url(), db.user());
-            GatewayConfig config = ConfigLoader.parse(yaml, Map.of());
+            GatewayConfig config = sqlOnly(db);
             Vertx vertx = Vertx.vertx();
             try (GatewayHarness one = open(config, vertx); GatewayHarness two = open(config, vertx)) {
                 FencegateClient a = one.client();
@@ -66,12 +71,7 @@ class SqlIssuerGatewayIT {
     @Test
     void aLockAheadOfTheIssuersClockFailsClosedInHealthAndMetricsAndRecoversByItself() throws Exception {
         try (TestDatabases db = TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
-            String yaml = """
-                    issuer: { type: sql, url: "%s", user: %s, password: "" }
-                    stores:
-                      main: { type: jdbc, url: "%s", user: %s, password: "" }
-                    """.formatted(db.url(), db.user(), db.url(), db.user());
-            GatewayConfig config = ConfigLoader.parse(yaml, Map.of());
+            GatewayConfig config = sqlOnly(db);
             Vertx vertx = Vertx.vertx();
             try (GatewayHarness gateway = open(config, vertx)) {
                 String lock = "main/ahead/" + UUID.randomUUID();
