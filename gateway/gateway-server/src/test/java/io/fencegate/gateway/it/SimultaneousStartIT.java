@@ -8,7 +8,11 @@ import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.config.Backends;
 import io.fencegate.gateway.config.ConfigLoader;
 import io.fencegate.gateway.config.GatewayConfig;
+import io.fencegate.testing.GatewayProcess;
 import io.vertx.core.Vertx;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -148,6 +153,55 @@ class SimultaneousStartIT {
                 new ProcessBuilder("sh", "-c", "redis-cli -h 127.0.0.1 --scan --pattern '" + database
                         + ":*' | xargs -r redis-cli -h 127.0.0.1 DEL").inheritIO().start().waitFor(30, TimeUnit.SECONDS);
             }
+            try (var files = Files.walk(dir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * The same start as separate processes through README's launcher, as a new user runs it: three JVMs
+     * that load classes, compile and migrate at once compete for the cores far more than three Vert.x
+     * instances in one warm JVM do. The SQL issuer and the reactive Postgres store, on a database created
+     * the moment before: every gateway must come up, answer {@code /health} UP and serve a guarded write.
+     */
+    @Test
+    void gatewaysLaunchedAtOnceAsProcessesOnANewPostgresDatabaseAllServe() throws Exception {
+        Deployment deployment = Deployment.SQL_ISSUER_POSTGRES_REACTIVE_STORE;
+        String database = "fg_launch_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        admin(deployment, "CREATE DATABASE " + database);
+        Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "launched");
+        List<GatewayProcess> gateways = new ArrayList<>();
+        try {
+            Path config = dir.resolve("fencegate.yaml");
+            Files.writeString(config, deployment.yaml.replace("DB", database));
+            for (int i = 0; i < GATEWAYS; i++) {
+                gateways.add(FencegateScript.launch(dir, Map.of("FENCEGATE_JAVA_OPTS", "-Xmx256m"),
+                        "serve", "--config", config.toString(), "--port", "0"));
+            }
+            for (GatewayProcess gw : gateways) {
+                gw.awaitReady(150); // three JVMs starting on a busy 2-core machine
+            }
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            String key = "k-" + UUID.randomUUID();
+            for (GatewayProcess gw : gateways) {
+                HttpResponse<String> health = http.send(HttpRequest.newBuilder(gw.uri().resolve("/health"))
+                        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(health.statusCode()).as(health.body() + "\n" + gw.output()).isEqualTo(200);
+                FencegateClient client = FencegateClient.builder(gw.uri()).build();
+                Lease lease = client.acquire("main/" + key, Duration.ofSeconds(30), Duration.ofSeconds(30)).orElseThrow();
+                assertThat(client.put("main", key, lease.token(), "v".getBytes(StandardCharsets.UTF_8)).applied())
+                        .as("a guarded write through " + gw.uri()).isTrue();
+                client.release(lease.leaseId());
+            }
+            for (GatewayProcess gw : gateways) {
+                assertThat(gw.output()).as("no store was ever reported unavailable").doesNotContain("unavailable");
+            }
+        } finally {
+            for (GatewayProcess gw : gateways) {
+                gw.close();
+            }
+            admin(deployment, "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
             try (var files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
             }

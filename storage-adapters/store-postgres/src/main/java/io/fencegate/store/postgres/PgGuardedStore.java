@@ -7,6 +7,7 @@ import static io.fencegate.store.sql.PostgresGuardSql.LOCK_GUARD_ROW;
 import static io.fencegate.store.sql.PostgresGuardSql.READ;
 
 import io.fencegate.schema.FencegateSchema;
+import io.fencegate.spi.ConnectFailure;
 import io.fencegate.store.Executed;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStatements;
@@ -37,6 +38,7 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -44,6 +46,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The guarded store on PostgreSQL through the reactive vertx-pg-client: prepared, cached and
@@ -60,6 +64,9 @@ import java.util.function.Supplier;
  */
 public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     /** A first-write race is lost at most once per contender; more means something else is wrong. */
+    private static final Logger log = LoggerFactory.getLogger(PgGuardedStore.class);
+    /** How long an open keeps trying a claim that timed out on a server that accepts connections. */
+    static final Duration START_DEADLINE = Duration.ofSeconds(60);
     private static final int MAX_RACE_RETRIES = 5;
 
     /** Most writes one statement carries: enough to take 64 in flight on few connections, small to plan. */
@@ -142,13 +149,37 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
      */
     private void claim() {
         String name = options.name();
+        // A claim that times out is tried again until the start-up deadline: the first statements of a
+        // cold JVM load the client's classes on the event loop, and gateways started at once on a busy
+        // machine took longer than one operation timeout for that while the server was up and idle.
+        // Only a connection the server refuses, or a deadline passed, fails the open.
+        long deadline = System.nanoTime() + START_DEADLINE.toNanos();
+        String claimedBy;
+        while (true) {
+            try {
+                claimedBy = claimOnce();
+                break;
+            } catch (StoreUnavailableException e) {
+                if (ConnectFailure.reason(e).isPresent() || System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                log.info("store '{}': the claim of {} got no answer in time ({}); trying again until {} s after the start",
+                        name, where(), e.getMessage(), START_DEADLINE.toSeconds());
+            }
+        }
+        if (!claimedBy.equals(name)) {
+            throw new StoreClaimedException(name, claimedBy, where());
+        }
+    }
+
+    private String claimOnce() {
+        String name = options.name();
         Future<String> owner = pool.preparedQuery(StoreClaim.INSERT_PG).execute(Tuple.of(name))
                 .compose(inserted -> pool.query("SELECT previous_token FROM fencegate_item WHERE FALSE").execute())
                 .compose(checked -> pool.preparedQuery(StoreClaim.SELECT).execute())
                 .map(rows -> rows.iterator().next().getString(0));
-        String claimedBy;
         try {
-            claimedBy = bounded(owner).toCompletableFuture()
+            return bounded(owner).toCompletableFuture()
                     .get(options.connectTimeout().plus(options.operationTimeout()).toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -162,9 +193,6 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoreUnavailableException("interrupted while opening store '" + name + "'", e);
-        }
-        if (!claimedBy.equals(name)) {
-            throw new StoreClaimedException(name, claimedBy, where());
         }
     }
 
@@ -282,8 +310,13 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
                     || (e instanceof PgException pg && !unavailable(pg))) {
                 return Future.failedFuture(e);
             }
+            // A timeout says only that no answer came in time: on a busy gateway the server may be up and
+            // idle, so it is not called unavailable.
+            String why = e instanceof TimeoutException
+                    ? "no answer within " + options.operationTimeout().toMillis() + " ms"
+                    : "unavailable: " + e.getMessage();
             return Future.failedFuture(new StoreUnavailableException(
-                    "postgres " + options.host() + ":" + options.port() + " unavailable: " + e.getMessage(), e));
+                    "postgres " + options.host() + ":" + options.port() + " " + why, e));
         };
     }
 
