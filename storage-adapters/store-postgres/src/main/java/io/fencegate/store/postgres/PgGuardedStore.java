@@ -149,15 +149,16 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
      */
     private void claim() {
         String name = options.name();
-        // A claim that times out is tried again until the start-up deadline: the first statements of a
-        // cold JVM load the client's classes on the event loop, and gateways started at once on a busy
-        // machine took longer than one operation timeout for that while the server was up and idle.
-        // Only a connection the server refuses, or a deadline passed, fails the open.
+        // The claim at open is bounded by a start-up deadline, not by one operation timeout, and a wait
+        // for a pooled connection that runs out is tried again within it: the first statements of a cold
+        // JVM load the client's classes on the event loop, and gateways started at once on a busy machine
+        // took longer than an operation timeout for that while the server was up and idle. Only a
+        // connection the server refuses, or the deadline passed, fails the open.
         long deadline = System.nanoTime() + START_DEADLINE.toNanos();
         String claimedBy;
         while (true) {
             try {
-                claimedBy = claimOnce();
+                claimedBy = claimOnce(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
                 break;
             } catch (StoreUnavailableException e) {
                 if (ConnectFailure.reason(e).isPresent() || System.nanoTime() - deadline >= 0) {
@@ -172,15 +173,15 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
         }
     }
 
-    private String claimOnce() {
+    private String claimOnce(long boundMs) {
         String name = options.name();
         Future<String> owner = pool.preparedQuery(StoreClaim.INSERT_PG).execute(Tuple.of(name))
                 .compose(inserted -> pool.query("SELECT previous_token FROM fencegate_item WHERE FALSE").execute())
                 .compose(checked -> pool.preparedQuery(StoreClaim.SELECT).execute())
                 .map(rows -> rows.iterator().next().getString(0));
         try {
-            return bounded(owner).toCompletableFuture()
-                    .get(options.connectTimeout().plus(options.operationTimeout()).toMillis() + 1000, TimeUnit.MILLISECONDS);
+            return owner.timeout(boundMs, TimeUnit.MILLISECONDS).recover(translate(boundMs)).toCompletionStage().toCompletableFuture()
+                    .get(boundMs + 1000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof PgException pg && ("42P01".equals(pg.getSqlState()) || "42703".equals(pg.getSqlState()))) {
@@ -300,11 +301,11 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     /** Bounds {@code f} by the operation timeout and turns connection trouble into StoreUnavailableException. */
     private <T> CompletionStage<T> bounded(Future<T> f) {
         return f.timeout(options.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .recover(translate())
+                .recover(translate(options.operationTimeout().toMillis()))
                 .toCompletionStage();
     }
 
-    private <T> Function<Throwable, Future<T>> translate() {
+    private <T> Function<Throwable, Future<T>> translate(long timeoutMs) {
         return e -> {
             if (e instanceof IllegalArgumentException || e instanceof IllegalStateException
                     || (e instanceof PgException pg && !unavailable(pg))) {
@@ -313,7 +314,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
             // A timeout says only that no answer came in time: on a busy gateway the server may be up and
             // idle, so it is not called unavailable.
             String why = e instanceof TimeoutException
-                    ? "no answer within " + options.operationTimeout().toMillis() + " ms"
+                    ? "no answer within " + timeoutMs + " ms"
                     : "unavailable: " + e.getMessage();
             return Future.failedFuture(new StoreUnavailableException(
                     "postgres " + options.host() + ":" + options.port() + " " + why, e));
