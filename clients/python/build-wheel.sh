@@ -23,6 +23,6 @@ fi
 rm -rf target/wheel-src target/wheel
 mkdir -p target/wheel-src target/wheel
 cp -r pyproject.toml README.md CHANGELOG.md src target/wheel-src/
-find target/wheel-src -name __pycache__ -prune -exec rm -rf {} +
+find target/wheel-src \( -name __pycache__ -o -name "*.egg-info" \) -prune -exec rm -rf {} +
 "$python" -m pip wheel --quiet --no-deps --no-index --no-build-isolation -w target/wheel target/wheel-src
 ls target/wheel/*.whl
