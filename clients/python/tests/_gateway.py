@@ -9,8 +9,8 @@ import fencegate
 
 URL = os.environ.get("FENCEGATE_URL", "")
 if not URL:
-    raise RuntimeError("set FENCEGATE_URL to a running gateway with the embedded default's store 'main'"
-                       " (PythonClientIT starts one and runs these tests against it)")
+    raise RuntimeError("set FENCEGATE_URL to a gateway started with tests/gateway.yaml"
+                       " (fencegate serve --config clients/python/tests/gateway.yaml)")
 
 STORE = "main"
 

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * The Python package as a user gets it: the wheel this build made, installed with pip into a
  * virtual environment of the test's own, offline, and its unittest suite ({@code tests/}: the
  * README's quickstart, a holder paused with SIGSTOP, renewal while the main thread sleeps, release
- * on an exception, a retry with the same token, bad input) run against {@code fencegate serve} on
- * its embedded default.
+ * on an exception, a retry with the same token, bad input) run against {@code fencegate serve} with
+ * {@code tests/gateway.yaml} (the embedded default's H2 store {@code main}, plus a named statement).
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class PythonClientIT {
@@ -36,7 +36,8 @@ class PythonClientIT {
     @BeforeAll
     static void gatewayAndPackage() throws Exception {
         work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "python-client");
-        gateway = GatewayProcess.start(work, "serve", "--port", "0", "--data", "data");
+        // The embedded default's store main, with a named statement (tests/gateway.yaml).
+        gateway = GatewayProcess.start(work, "serve", "--config", MODULE.resolve("tests/gateway.yaml").toString(), "--port", "0");
         venv = PythonVenv.create(work.resolve("venv"), PythonVenv.INSTALLS_WHEELS);
         venv.installWheel(wheel());
         gateway.awaitReady(90);
@@ -70,7 +71,8 @@ class PythonClientIT {
                     "test_renews_while_the_main_thread_is_blocked",
                     "test_releases_the_lease_when_the_block_raises",
                     "test_a_retry_with_the_same_token_reports_already_applied",
-                    "test_nothing_was_sent")) {
+                    "test_nothing_was_sent",
+                    "test_a_statement_runs_under_the_guard_row_and_a_lower_token_is_stale")) {
                 assertThat(out).as(out).containsPattern(Pattern.quote(property) + " \\(.*\\) \\.\\.\\. ok");
             }
         }
