@@ -56,8 +56,12 @@ class Client:
         if answer.status != 201:
             raise _problem(answer)
         j = _json(answer)
-        return Grant(lock=str(j.get("lock", lock)), lease_id=str(j["leaseId"]), token=int(j["token"]),
-                     expires_at=_instant(j.get("expiresAt")), ttl=ttl, started_at=started_at)
+        try:
+            return Grant(lock=str(j.get("lock", lock)), lease_id=str(j["leaseId"]), token=check.token(j["token"]),
+                         expires_at=_instant(j.get("expiresAt")), ttl=ttl, started_at=started_at)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ProblemError(answer.status, "about:blank", "unreadable response",
+                               "not a lease: %r (%s)" % (answer.body[:200], e)) from e
 
     def renew(self, lease_id: str) -> Optional[datetime]:
         """Extends the lease to now + its ttl: the new expiry, or None if the lease is gone (410)."""
