@@ -1,116 +1,55 @@
 #!/usr/bin/env python3
-"""Sells units of one item through the fencegate gateway's HTTP API: Python 3, standard library only.
+"""Sells units of one item through the fencegate gateway with the fencegate package
+(pip install ../../clients/python).
 
-Each sale takes a lease, does a fenced read of the stock (a GET with Fencing-Token, which claims
-the item for this token), then a token-guarded PUT of the stock minus one, and releases the lease.
-A 409 means a newer lease holder has claimed or written the item: stop, never retry with the same
-token.
+Each sale holds a lease, renewed in the background while it works, does a fenced read of the stock
+(which claims the item for the lease's token), then writes the stock minus one with the same
+token, and releases the lease on the way out. A Stale answer means a newer lease holder has claimed
+or written the item: stop, never retry with the same token. A lease found lost before the write
+(lease.held is false: renewals failed, or this process was paused past its ttl) stops too.
 
     python3 sell.py http://127.0.0.1:8080 main stock/widget [units]
 """
-import json
 import sys
-import urllib.error
-import urllib.parse
-import urllib.request
+
+import fencegate
 
 
-class Stale(Exception):
-    """The gateway refused our token (409): a newer holder has claimed or written the item."""
-
-    def __init__(self, problem):
-        super().__init__(problem.get("detail", "stale token"))
-        self.current_token = problem.get("currentToken")
+class Stop(Exception):
+    """This seller must stop: a newer holder got there first, or the lease was lost."""
 
 
-class Gateway:
-    def __init__(self, base_url, timeout=10):
-        self.base = base_url.rstrip("/")
-        self.timeout = timeout
-
-    def _call(self, method, path, body=None, token=None, headers=None):
-        request = urllib.request.Request(self.base + path, data=body, method=method, headers=dict(headers or {}))
-        if token is not None:
-            request.add_header("Fencing-Token", str(token))
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.status, response.read(), response.headers
-        except urllib.error.HTTPError as error:  # 4xx/5xx: the body is an RFC 9457 problem
-            return error.code, error.read(), error.headers
-
-    def acquire(self, lock, ttl_ms, wait_ms=0):
-        """A lease as a dict (lock, leaseId, token, expiresAt), or None if the lock stayed held (423)."""
-        body = json.dumps({"lock": lock, "ttlMs": ttl_ms, "waitMs": wait_ms}).encode()
-        status, data, _ = self._call("POST", "/v1/leases", body, headers={"Content-Type": "application/json"})
-        if status == 423:
-            return None
-        self._expect(status, data, 201)
-        return json.loads(data)
-
-    def release(self, lease):
-        status, data, _ = self._call("DELETE", "/v1/leases/" + urllib.parse.quote(lease["leaseId"], safe=""))
-        if status not in (204, 410):  # 410: it had already ended
-            self._expect(status, data, 204)
-
-    def fenced_read(self, store, key, token):
-        """The item's bytes (None if missing); raises Stale if a higher token got there first."""
-        status, data, _ = self._call("GET", self._item(store, key), token=token)
-        if status == 404:
-            return None
-        if status == 409:
-            raise Stale(json.loads(data))
-        self._expect(status, data, 200)
-        return data
-
-    def put(self, store, key, token, value):
-        status, data, _ = self._call("PUT", self._item(store, key), value, token=token,
-                                     headers={"Content-Type": "application/octet-stream"})
-        if status == 409:
-            raise Stale(json.loads(data))
-        self._expect(status, data, 200)
-        return json.loads(data)
-
-    @staticmethod
-    def _item(store, key):
-        # A key may hold '/': encode each segment, keep the slashes.
-        return "/v1/stores/%s/items/%s" % (urllib.parse.quote(store, safe=""), urllib.parse.quote(key, safe="/"))
-
-    @staticmethod
-    def _expect(status, data, wanted):
-        if status != wanted:
-            raise RuntimeError("gateway answered %d: %s" % (status, data.decode(errors="replace")))
-
-
-def sell_one(gateway, store, key):
+def sell_one(client: fencegate.Client, store: str, key: str) -> bool:
     """Sells one unit under a lease of its own: True if sold, False if sold out."""
-    lease = gateway.acquire(store + "/" + key, ttl_ms=10000, wait_ms=10000)  # lock = {store}/{key}
-    if lease is None:
-        raise RuntimeError("the lock stayed busy")
-    try:
-        value = gateway.fenced_read(store, key, lease["token"])
-        stock = int(value) if value is not None else 0
+    with client.lease(store + "/" + key, ttl=10, wait=10) as lease:  # lock = {store}/{key}
+        read = client.get(store, key, token=lease.token)
+        if isinstance(read, fencegate.Stale):
+            raise Stop("a newer holder has claimed %s (its token: %d)" % (key, read.fence))
+        stock = int(read.value) if isinstance(read, fencegate.Value) else 0
         if stock == 0:
             return False
-        written = gateway.put(store, key, lease["token"], str(stock - 1).encode())
+        if not lease.held:
+            raise Stop("lease lost before the write: %s" % lease.lost.reason)
+        written = client.put(store, key, str(stock - 1), token=lease.token)
+        if isinstance(written, fencegate.Stale):
+            raise Stop("a newer holder has claimed %s (its token: %d)" % (key, written.fence))
         print("sold 1 with token %d, stock now %d (previous write: token %d)"
-              % (lease["token"], stock - 1, written["previousToken"]))
+              % (lease.token, stock - 1, written.previous_token))
         return True
-    finally:
-        gateway.release(lease)
 
 
-def main(argv):
+def main(argv: list) -> int:
     if len(argv) < 4:
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2
-    gateway, store, key = Gateway(argv[1]), argv[2], argv[3]
+    client, store, key = fencegate.Client(argv[1], timeout=10), argv[2], argv[3]
     units = int(argv[4]) if len(argv) > 4 else 1
     sold = 0
     try:
-        while sold < units and sell_one(gateway, store, key):
+        while sold < units and sell_one(client, store, key):
             sold += 1
-    except Stale as stale:
-        print("stopping: a newer holder has claimed %s (its token: %s)" % (key, stale.current_token))
+    except Stop as stop:
+        print("stopping: %s" % stop)
     print("done: sold %d" % sold)
     return 0
 

@@ -49,6 +49,15 @@ class ReleaseArchiveIT {
             assertThat(dist.root.resolve(file)).as(file).isRegularFile();
         }
         assertThat(Files.readString(dist.root.resolve("LICENSE"))).contains("Apache License", "Version 2.0");
+        // The Python client's wheel (its version is the build's, mapped to PEP 440), with its README.
+        String wheel = "clients/python/fencegate-" + System.getProperty("fencegate.version").replace("-SNAPSHOT", ".dev0")
+                + "-py3-none-any.whl";
+        assertThat(dist.root.resolve(wheel)).as(wheel).isRegularFile();
+        try (ZipFile python = new ZipFile(dist.root.resolve(wheel).toFile())) {
+            assertThat(python.getEntry("fencegate/__init__.py")).isNotNull();
+            assertThat(python.getEntry("fencegate/py.typed")).isNotNull();
+        }
+        assertThat(dist.root.resolve("clients/python/README.md")).isRegularFile();
 
         List<String> jars;
         try (Stream<Path> lib = Files.list(dist.root.resolve("lib"))) {

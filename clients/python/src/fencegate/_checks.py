@@ -1,0 +1,76 @@
+"""Argument checks: bad input raises here, before anything is sent."""
+from __future__ import annotations
+
+import math
+from typing import Any, Union
+from urllib.parse import quote
+
+MAX_TOKEN = 2 ** 63 - 1
+MIN_TTL = 0.1  # the gateway's smallest ttlMs is 100
+
+
+def token(value: Any, name: str = "token") -> int:
+    # bool is an int in Python: True would go out as token 1.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s must be an int, got %s" % (name, type(value).__name__))
+    if not 1 <= value <= MAX_TOKEN:
+        raise ValueError("%s must be from 1 to 2**63-1, got %d" % (name, value))
+    return value
+
+
+def seconds(value: Any, name: str, minimum: float, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("%s must be a number of seconds, got %s" % (name, type(value).__name__))
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError("%s must be finite, got %r" % (name, value))
+    if allow_zero and value == 0:
+        return 0.0
+    if value < minimum or (minimum == 0 and value <= 0):
+        raise ValueError("%s must be %s, got %r" % (
+            name, "positive" if minimum == 0 else "at least %g s" % minimum, value))
+    return float(value)
+
+
+def text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, got %s" % (name, type(value).__name__))
+    if not value:
+        raise ValueError("%s must not be empty" % name)
+    if "\0" in value:
+        raise ValueError("%s must not contain NUL" % name)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError("%s is not valid Unicode (%s)" % (name, e.reason)) from e
+    return value
+
+
+def key(value: Any) -> str:
+    """The gateway's key rule: '/'-separated segments, none empty, '.' or '..'."""
+    text(value, "key")
+    for segment in value.split("/"):
+        if segment in ("", ".", ".."):
+            raise ValueError("key must have no empty, '.' or '..' segment, got %r" % value)
+    return value
+
+
+def body(value: Any) -> bytes:
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError("value must be bytes or str, got %s" % type(value).__name__)
+
+
+def segment(value: str) -> str:
+    """One path segment, '/' included, percent-encoded as UTF-8 (RFC 3986 unreserved kept)."""
+    return quote(value, safe="")
+
+
+def key_path(value: str) -> str:
+    """A key keeps its '/' separators: the gateway takes the rest of the path as the key."""
+    return "/".join(segment(s) for s in value.split("/"))
+
+
+def millis(value: Union[int, float]) -> int:
+    return int(round(value * 1000))
