@@ -1,4 +1,4 @@
-import { FencegateError, LockHeldError, TransportError } from './errors.js';
+import { FencegateError, LockHeldError } from './errors.js';
 import { exchange, type Answer, type Request } from './http.js';
 import * as input from './input.js';
 import type { Token } from './input.js';
@@ -371,4 +371,3 @@ function clip(s: string): string {
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
 
-export { TransportError };

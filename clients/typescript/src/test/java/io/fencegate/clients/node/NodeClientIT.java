@@ -15,6 +15,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,6 +83,16 @@ class NodeClientIT {
         assertThat(JSON.readTree(PACKAGE.resolve("package.json").toFile()).path("version").asText())
                 .as("clients/typescript/package.json's version must be the gateway's (%s)", VERSION)
                 .isEqualTo(VERSION);
+    }
+
+    @Test
+    void projectReadmeShowsThePackageQuickstartAsTested() throws IOException {
+        Matcher quickstart = Pattern.compile("<!-- quickstart:begin -->\\s*```js\n(.*?)```\\s*<!-- quickstart:end -->", Pattern.DOTALL)
+                .matcher(Files.readString(PACKAGE.resolve("README.md")));
+        assertThat(quickstart.find()).as("clients/typescript/README.md has a quickstart block").isTrue();
+        assertThat(Files.readString(PACKAGE.resolve("../../README.md").normalize()))
+                .as("README.md's Node snippet is the package's quickstart, which test/quickstart.test.mjs runs")
+                .contains("```js\n" + quickstart.group(1) + "```");
     }
 
     @Test
