@@ -13,6 +13,16 @@ before(async () => {
     if (req.url.startsWith('/slow/')) {
       return; // never answers
     }
+    if (req.url === '/big/v1/leases') { // tokens past 2^53, and a lock name that looks like a member
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end('{"lock":"main/\\",\\"token\\":1","leaseId":"x","token":9007199254740993,"expiresAt":1,"extra":{"token":2}}');
+      return;
+    }
+    if (req.url.startsWith('/big/v1/stores/')) {
+      res.writeHead(409, { 'content-type': 'application/problem+json' });
+      res.end('{"type":"urn:fencegate:problem:stale","status":409,"currentToken":9223372036854775807,"fence":9223372036854775807}');
+      return;
+    }
     res.writeHead(503, { 'content-type': 'application/problem+json' });
     res.end(JSON.stringify({ type: 'urn:fencegate:problem:unavailable', title: 'Service Unavailable', status: 503, detail: 'issuer unreachable' }));
   });
@@ -96,5 +106,16 @@ test('a caller\'s signal aborts a call with the signal\'s reason', async () => {
   const reason = new Error('stopped by the caller');
   setTimeout(() => controller.abort(reason), 100);
   await assert.rejects(client.renew('x', { signal: controller.signal }), (e) => e === reason);
+  seen.length = 0;
+});
+
+test('tokens past 2^53 are read exactly, not as the nearest double', async () => {
+  const client = new Client(`${local}/big`, { timeoutMs: 2000 });
+  const lease = await client.acquire('main/","token":1', { ttlMs: 1000 });
+  assert.equal(lease.token, 9007199254740993n); // JSON.parse alone reads 9007199254740992
+  assert.equal(lease.lock, 'main/","token":1');
+  const written = await client.write('main', 'a', 9223372036854775806n, 'v');
+  assert.deepEqual(written, { kind: 'stale', token: 9223372036854775806n, currentToken: 9223372036854775807n, fence: 9223372036854775807n });
+  assert.equal(seen.at(-1).headers['fencing-token'], '9223372036854775806');
   seen.length = 0;
 });

@@ -62,14 +62,17 @@ test('a blocked event loop past the ttl: the lease is lost, its signal fires onc
     assert.notEqual(woke, 'timed-out', 'the rival never reported');
     assert.equal(Atomics.load(cell, 0), 1, 'the rival failed (see its error above)');
     const rivalToken = (BigInt(cell[1]) << 32n) | BigInt(cell[2]);
-    await rival.terminate();
 
-    // The holder's first look after the block: the deadline passed, so the lease is lost, at once.
+    // The holder's first look after the block, before any timer could run (no await yet): the
+    // deadline passed, so the lease is lost, at once.
+    assert.equal(aborts, 0, 'no timer ran while the loop was blocked');
     assert.equal(lease.held, false);
     assert.equal(lease.signal.aborted, true);
+    assert.equal(aborts, 1, 'the abort was told at the look');
     assert.ok(lease.signal.reason instanceof LeaseLostError);
     assert.equal(lease.signal.reason.reason, 'expired');
     assert.equal(lease.lossReason, 'expired');
+    await rival.terminate();
 
     // A holder that writes anyway is refused: the rival's fenced read raised the fence.
     const late = await client.write('main', key, lease.token, '0');
