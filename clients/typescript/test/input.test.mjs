@@ -76,7 +76,7 @@ test('bad input is a TypeError or RangeError naming the argument, and nothing is
 });
 
 test('every call carries the API key, and a problem answer is a FencegateError', async () => {
-  const client = new Client(`${local}/`, { apiKey: 'secret-key', timeoutMs: 2000 });
+  const client = new Client(`${local}/`, { apiKey: 'secret-key', timeoutMs: 30_000 });
   await assert.rejects(client.write('main', 'a b/c', 5n, 'v'), (e) => e.status === 503 && e.kind === 'unavailable' && e.detail === 'issuer unreachable');
   const put = seen.at(-1);
   assert.equal(put.method, 'PUT');
@@ -90,12 +90,12 @@ test('a call with no answer ends at its timeout with a TransportError', async ()
   const client = new Client(`${local}/slow`, { timeoutMs: 300 });
   const started = performance.now();
   await assert.rejects(client.renew('x'), (e) => e instanceof TransportError && e.timedOut);
-  assert.ok(performance.now() - started < 10_000);
+  assert.ok(performance.now() - started < 20_000, 'the timeout ended the call');
   const closed = createServer();
   await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const port = closed.address().port;
   await new Promise((resolve) => closed.close(resolve)); // a port nobody listens on
-  const nobody = new Client(`http://127.0.0.1:${port}`, { timeoutMs: 2000 });
+  const nobody = new Client(`http://127.0.0.1:${port}`, { timeoutMs: 30_000 });
   await assert.rejects(nobody.renew('x'), (e) => e instanceof TransportError && !e.timedOut && /ECONNREFUSED/.test(e.message));
   seen.length = 0;
 });
@@ -110,7 +110,7 @@ test('a caller\'s signal aborts a call with the signal\'s reason', async () => {
 });
 
 test('tokens past 2^53 are read exactly, not as the nearest double', async () => {
-  const client = new Client(`${local}/big`, { timeoutMs: 2000 });
+  const client = new Client(`${local}/big`, { timeoutMs: 30_000 });
   const lease = await client.acquire('main/","token":1', { ttlMs: 1000 });
   assert.equal(lease.token, 9007199254740993n); // JSON.parse alone reads 9007199254740992
   assert.equal(lease.lock, 'main/","token":1');
