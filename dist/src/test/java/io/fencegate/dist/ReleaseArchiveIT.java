@@ -45,7 +45,8 @@ class ReleaseArchiveIT {
     void archiveHoldsLauncherConfigsLicenseNoticesAndOneCopyOfEachJar() throws Exception {
         assertThat(Files.getPosixFilePermissions(dist.bin)).contains(PosixFilePermission.OWNER_EXECUTE);
         for (String file : List.of("conf/fencegate.yaml", "conf/logback.xml", "conf/examples/redis-mariadb.yaml",
-                "conf/examples/zookeeper-postgres.yaml", "LICENSE", "THIRD-PARTY.txt", "VERSION")) {
+                "conf/examples/zookeeper-postgres.yaml", "LICENSE", "THIRD-PARTY.txt", "VERSION",
+                "clients/fencegate-client-" + System.getProperty("fencegate.version") + ".tgz")) {
             assertThat(dist.root.resolve(file)).as(file).isRegularFile();
         }
         assertThat(Files.readString(dist.root.resolve("LICENSE"))).contains("Apache License", "Version 2.0");
