@@ -10,7 +10,12 @@ import java.util.concurrent.TimeUnit;
  * Logical backups of a {@link PostgresServer}'s schema or a {@link MariaDbServer}'s database, taken
  * and restored with the server's own tools, as an operator does: {@code pg_dump --clean} and
  * {@code psql}, or {@code mysqldump} and {@code mysql}. A restore puts the dumped tables back as
- * they were, whatever happened to them since.
+ * they were, whatever happened to them since, in one transaction: gateways may run through it, and a
+ * restore that is not atomic lets them write into a half-restored table (pg_dump adds a table's
+ * primary key after its rows, so a gateway's insert in between broke the key and failed the restore).
+ * On PostgreSQL {@code psql --single-transaction} replays the whole {@code --clean} dump in one
+ * transaction. MariaDB commits every DDL statement, so its dump holds the rows alone, replayed after a
+ * {@code DELETE} of each table in one InnoDB transaction.
  */
 public final class LogicalDumps {
     private static final long TOOL_SECONDS = 60;
@@ -29,11 +34,42 @@ public final class LogicalDumps {
             }
             tables.forEach(t -> cmd.addAll(List.of("-t", PostgresServer.SCHEMA + "." + t)));
         } else {
-            cmd.addAll(List.of("mysqldump", "-h", "127.0.0.1", "-P", port, "-u", "root", "--result-file=" + file,
-                    MariaDbServer.DATABASE));
-            cmd.addAll(tables);
+            List<String> names = tables.isEmpty() ? tablesOf(port) : tables;
+            Path rows = Files.createTempFile("fg-dump", ".sql");
+            try {
+                cmd.addAll(List.of("mysqldump", "-h", "127.0.0.1", "-P", port, "-u", "root", "--result-file=" + rows,
+                        "--no-create-info", "--skip-add-locks", "--skip-disable-keys", "--single-transaction",
+                        MariaDbServer.DATABASE));
+                cmd.addAll(names);
+                run(cmd, null);
+                StringBuilder script = new StringBuilder("START TRANSACTION;\n");
+                names.forEach(t -> script.append("DELETE FROM `").append(t).append("`;\n"));
+                script.append(Files.readString(rows)).append("\nCOMMIT;\n");
+                Files.writeString(file, script);
+            } finally {
+                Files.deleteIfExists(rows);
+            }
+            return;
         }
         run(cmd, null);
+    }
+
+    /** Every table of the MariaDB server's database. */
+    private static List<String> tablesOf(String port) throws Exception {
+        Path out = Files.createTempFile("fg-tables", ".txt");
+        try {
+            ProcessBuilder b = new ProcessBuilder("mysql", "-h", "127.0.0.1", "-P", port, "-u", "root", "-N", "-B",
+                    "-e", "SHOW FULL TABLES WHERE Table_type = 'BASE TABLE'", MariaDbServer.DATABASE)
+                    .redirectErrorStream(true).redirectOutput(out.toFile());
+            Process p = b.start();
+            if (!p.waitFor(TOOL_SECONDS, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IllegalStateException("SHOW TABLES failed:\n" + Files.readString(out));
+            }
+            return Files.readAllLines(out).stream().filter(l -> !l.isBlank()).map(l -> l.split("\t")[0]).toList();
+        } finally {
+            Files.deleteIfExists(out);
+        }
     }
 
     /** Restores a file {@link #dump} wrote. */
@@ -41,7 +77,7 @@ public final class LogicalDumps {
         String port = Integer.toString(server.port());
         if (server instanceof PostgresServer) {
             run(List.of("psql", "-q", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "-d", "postgres",
-                    "-v", "ON_ERROR_STOP=1", "-f", file.toString()), null);
+                    "-v", "ON_ERROR_STOP=1", "--single-transaction", "-f", file.toString()), null);
         } else {
             run(List.of("mysql", "-h", "127.0.0.1", "-P", port, "-u", "root", MariaDbServer.DATABASE), file);
         }
