@@ -40,7 +40,7 @@ final class Notes {
 
               | contender | round trips | backend work a pair |
               | --- | --- | --- |
-              | fencegate ZooKeeper (zxid) | 2 | 2 write transactions (acquire: delete+create of the lock node; release: create of the grant node + setData of the lock node; docs/gateway.md says what each op pays for) |
+              | fencegate ZooKeeper (zxid) | 2 | 2 write transactions (acquire: delete+create of the lock node; release: create of the grant node + setData of the lock node; docs/PERFORMANCE.md says what each op pays for) |
               | fencegate ZooKeeper (cversion) | 3 | 3 write transactions (its token is known only once the transaction applied, so its grant record is written after) |
               | raw Curator create+delete | 2 | 2 write transactions (1 op each) |
               | Curator InterProcessMutex | 3 | 2 write transactions and a getChildren |

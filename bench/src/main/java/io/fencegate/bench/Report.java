@@ -61,7 +61,7 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
     private void targets(StringBuilder md, Baseline before) {
         md.append("## Headline ratios: fencegate against what teams use today\n\n")
                 .append("Each row is fencegate's throughput over a peer's (or a floor's), measured in the same run, beside the ratio "
-                        + "fencegate aims for. Where a row is short of its goal, docs/gateway.md (\"Performance\") says which guarantee "
+                        + "fencegate aims for. Where a row is short of its goal, docs/PERFORMANCE.md says which guarantee "
                         + "the difference pays for.\n\n");
         if (!before.isEmpty()) {
             md.append("*before*: the same row of [the baseline](").append(Baseline.PATH)

@@ -99,7 +99,7 @@ public final class FencegateSchema {
         try (Connection connection = dataSource.getConnection()) {
             dialect = Dialect.of(connection);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot reach the database to migrate it: " + e.getMessage(), e);
+            throw new IllegalStateException("no connection to migrate with: " + e.getMessage(), e);
         }
         FluentConfiguration configuration = Flyway.configure()
                 .dataSource(dataSource)

@@ -27,7 +27,7 @@ import org.apache.hc.core5.util.Timeout;
  * The client's own transport: Apache HttpClient 5, classic (blocking) I/O on a pool of kept-alive
  * HTTP/1.1 connections. The calling thread writes the request and reads the answer itself, so an
  * exchange costs no thread hand-off, where the JDK client passes every answer from its selector
- * thread to the waiting one (docs/gateway.md, "Performance", has the CPU per request of each).
+ * thread to the waiting one (docs/PERFORMANCE.md, "Performance: where a request's time goes", has the CPU per request of each).
  *
  * <p>Bounds: connect, waiting for a pooled connection and every read are each limited to the call's
  * bound, and a timer aborts the exchange when the bound has passed in all, so a gateway that trickles

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A call started on one of them while it completes a future (a dependent stage calling the client
  * again, the usual chain) is not handed to another thread: it waits for this one, which runs it as
  * soon as the completion returns. That saves a thread wake-up and a park a request, most of what the
- * hand-off cost (docs/gateway.md, "Performance"). Only the first such call waits; further ones start
+ * hand-off cost (docs/PERFORMANCE.md, "Performance: where a request's time goes"). Only the first such call waits; further ones start
  * on other threads at once, so calls made together still run together. A dependent stage may still
  * block, even on the call it started: a call that has waited {@link #RESCUE_AFTER_NANOS} is handed to
  * another thread by a rescuer thread, which only wakes (at most once per that interval) while calls wait.

@@ -14,7 +14,7 @@ import java.util.function.Function;
  * block, even on another call of the same client, without stalling the I/O that would answer it. And
  * the JDK completes every {@code sendAsync} future through {@code CompletableFuture}'s default
  * executor, which on one or two CPUs starts a thread per task: one thread created per request
- * (docs/gateway.md, "Performance").
+ * (docs/PERFORMANCE.md, "Performance: where a request's time goes").
  */
 final class Exchanges {
     private final Transport transport;

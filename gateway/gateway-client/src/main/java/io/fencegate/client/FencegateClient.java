@@ -374,7 +374,7 @@ public final class FencegateClient {
 
         /**
          * A JDK client to use instead of the default Apache HttpClient 5 transport (for its proxy, TLS
-         * or executor settings). It costs more CPU a request (docs/gateway.md, "Performance"), and its
+         * or executor settings). It costs more CPU a request (docs/PERFORMANCE.md, "Performance: where a request's time goes"), and its
          * request timeout ends at the response's headers: a body trickling in is not cut off by it.
          */
         public Builder httpClient(HttpClient httpClient) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * docs/gateway.md's simplest production setup, as it is printed: one PostgreSQL database and two
+ * docs/production.md's simplest production setup, as it is printed: one PostgreSQL database and two
  * gateway processes on the SQL issuer, nothing else. The documented YAML is loaded from the page
  * and pointed at a scratch schema by environment overrides; README's walkthrough runs through each
  * gateway, then {@code fencegate check} runs every workload across both and finds no violation.
@@ -69,12 +69,12 @@ class PostgresOnlyDeploymentIT {
         }
     }
 
-    /** The YAML block between the markers of docs/gateway.md. */
+    /** The YAML block between the markers of docs/production.md. */
     private static String documentedConfig() throws Exception {
-        String page = Files.readString(FencegateScript.repoRoot().resolve("docs/gateway.md"));
+        String page = Files.readString(FencegateScript.repoRoot().resolve("docs/production.md"));
         int begin = page.indexOf(BEGIN);
         int end = page.indexOf(END);
-        assertThat(begin).as("docs/gateway.md marks its PostgreSQL-only config").isPositive();
+        assertThat(begin).as("docs/production.md marks its PostgreSQL-only config").isPositive();
         String block = page.substring(begin + BEGIN.length(), end);
         return block.substring(block.indexOf("```yaml") + "```yaml".length(), block.lastIndexOf("```")).strip() + "\n";
     }

@@ -43,7 +43,7 @@ public final class SqlIssuerSchema {
             location = location(connection);
             dialect = SqlDialect.of(connection);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot reach the database to migrate it: " + e.getMessage(), e);
+            throw new IllegalStateException("no connection to migrate with: " + e.getMessage(), e);
         }
         FluentConfiguration configuration = Flyway.configure().dataSource(dataSource).locations(location)
                 .table(HISTORY_TABLE).baselineOnMigrate(true).baselineVersion("0");

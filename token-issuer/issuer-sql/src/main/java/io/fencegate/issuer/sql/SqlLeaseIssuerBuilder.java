@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.backend.InstanceNames;
+import io.fencegate.spi.ConnectFailure;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -178,7 +179,10 @@ public final class SqlLeaseIssuerBuilder {
             return new SqlLeaseIssuer(this, ds, pool, dialect);
         } catch (SQLException e) {
             closeQuietly(pool);
-            throw new IssuerUnavailableException("SQL lease issuer: cannot reach " + where() + ": " + e.getMessage(), e);
+            // "cannot reach" only when nothing answered: a refused login or a failed statement is the database's answer.
+            throw new IssuerUnavailableException(ConnectFailure.reason(e)
+                    .map(why -> "SQL lease issuer: cannot reach " + where() + " (" + why + ")")
+                    .orElse("SQL lease issuer: the database at " + where() + " refused: " + e.getMessage()), e);
         } catch (RuntimeException e) {
             closeQuietly(pool);
             throw e;

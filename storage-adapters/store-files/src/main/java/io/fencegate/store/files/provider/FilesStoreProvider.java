@@ -25,8 +25,15 @@ public final class FilesStoreProvider implements StoreProvider<FilesStoreSetting
     @Override
     public OpenedStore open(FilesStoreSettings settings, StoreContext context) {
         Path dir = Path.of(settings.dir());
+        if (Files.isRegularFile(dir)) {
+            throw new InvalidSettingException("dir", dir.toAbsolutePath() + " is a file, not a directory");
+        }
         if (!Files.isDirectory(dir)) {
             throw new InvalidSettingException("dir", "no such directory: " + dir.toAbsolutePath());
+        }
+        if (!Files.isWritable(dir)) {
+            throw new InvalidSettingException("dir", dir.toAbsolutePath() + " is not writable by this process: give its"
+                    + " user write permission there (chown or chmod), or choose another dir");
         }
         return OpenedStore.of(FilesGuardedStore.open(new FilesStoreOptions()
                 .root(dir).name(context.name()).rule(Settings.rule("rule", settings.rule()))));

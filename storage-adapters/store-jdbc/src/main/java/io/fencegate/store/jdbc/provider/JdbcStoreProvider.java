@@ -3,6 +3,7 @@ package io.fencegate.store.jdbc.provider;
 import io.fencegate.spi.ConnectFailure;
 import io.fencegate.spi.ExclusivePath;
 import io.fencegate.spi.LocalClaim;
+import io.fencegate.spi.LoginRefusal;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.jdbc.JdbcGuardedStore;
 import io.fencegate.store.jdbc.JdbcStoreOptions;
@@ -12,6 +13,7 @@ import io.fencegate.store.spi.Settings;
 import io.fencegate.store.spi.StoreContext;
 import io.fencegate.store.spi.StoreProvider;
 import io.fencegate.store.spi.StoreType;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -25,11 +27,11 @@ public final class JdbcStoreProvider implements StoreProvider<JdbcStoreSettings>
 
     /**
      * Claims a local H2 file, opens the pool and migrates fencegate's tables; an unreachable
-     * database names the url. The claim is registered to close after the store.
+     * database names the url; a refused login, the key to fix. The claim is registered to close after the store.
      */
     @Override
     public OpenedStore open(JdbcStoreSettings s, StoreContext context) {
-        JdbcStoreOptions options = new JdbcStoreOptions().jdbcUrl(s.url()).username(s.user())
+        JdbcStoreOptions options = new JdbcStoreOptions().jdbcUrl(s.connectUrl()).username(s.user())
                 .password(s.password() == null ? "" : s.password()).name(context.name())
                 .rule(Settings.rule("rule", s.rule()));
         Optional.ofNullable(s.poolSize()).ifPresent(options::poolSize);
@@ -41,15 +43,28 @@ public final class JdbcStoreProvider implements StoreProvider<JdbcStoreSettings>
         }
         JdbcGuardedStore store;
         try {
+            // One connection first: the pool would retry a refused login for its whole start-up timeout.
+            LoginRefusal.probe(s.connectUrl(), s.user(), s.password(), Duration.ofSeconds(5));
             store = JdbcGuardedStore.open(options);
+        } catch (SQLException e) {
+            throw failure(s, e);
         } catch (StoreClaimedException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw ConnectFailure.reason(e)
-                    .map(why -> new InvalidSettingException("url", "cannot reach the database at " + s.url() + " (" + why + ")", e))
-                    .orElseGet(() -> new InvalidSettingException(null, "cannot open " + s.url() + ": " + e.getMessage(), e));
+            throw failure(s, e);
         }
         return new OpenedStore(store, store);
+    }
+
+    /** A refused login under the key to fix; "cannot reach" only when nothing answered. */
+    private static io.fencegate.spi.InvalidSettingException failure(JdbcStoreSettings s, Exception e) {
+        Optional<LoginRefusal> refusal = LoginRefusal.of(e, s.url(), s.user());
+        if (refusal.isPresent()) {
+            return refusal.get().at("user", "password", "url", e);
+        }
+        return ConnectFailure.reason(e)
+                .map(why -> new InvalidSettingException("url", "cannot reach the database at " + s.url() + " (" + why + ")", e))
+                .orElseGet(() -> new InvalidSettingException(null, "cannot open " + s.url() + ": " + e.getMessage(), e));
     }
 
     @Override

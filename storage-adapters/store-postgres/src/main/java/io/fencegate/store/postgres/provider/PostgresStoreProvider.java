@@ -2,6 +2,7 @@ package io.fencegate.store.postgres.provider;
 
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.spi.ConnectFailure;
+import io.fencegate.spi.LoginRefusal;
 import io.fencegate.store.StoreClaimedException;
 import io.fencegate.store.postgres.PgGuardedStore;
 import io.fencegate.store.postgres.PgStoreOptions;
@@ -56,8 +57,16 @@ public final class PostgresStoreProvider implements StoreProvider<PostgresStoreS
         return new OpenedStore(store, store);
     }
 
-    /** Nothing answers at host:port: named under {@code host}, with the port beside it. */
+    /**
+     * A refused login under the key to fix ({@code user}, {@code password}, {@code database}), or
+     * nothing answering at host:port, named under {@code host} with the port beside it.
+     */
     private static Optional<InvalidSettingException> unreachable(PgStoreOptions options, RuntimeException e) {
+        String url = "jdbc:postgresql://" + options.host() + ":" + options.port() + "/" + options.database();
+        Optional<LoginRefusal> refusal = LoginRefusal.of(e, url, options.user());
+        if (refusal.isPresent()) {
+            return Optional.of(new InvalidSettingException(refusal.get().setting(), refusal.get().problem(), e));
+        }
         return ConnectFailure.reason(e).map(why -> new InvalidSettingException("host", "cannot reach Postgres at "
                 + options.host() + ":" + options.port() + " (" + why + "); check host and port", e));
     }

@@ -15,11 +15,13 @@ import io.fencegate.issuer.spi.OpenedIssuer;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.spi.ConnectFailure;
 import io.fencegate.spi.InvalidSettingException;
+import io.fencegate.spi.LoginRefusal;
 import io.fencegate.spi.Settings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * {@code type: redis}: one single-master Redis. The token high-water mark is either
@@ -53,11 +55,40 @@ public record RedisIssuerConfig(
         } catch (ForeignMarkException e) {
             throw new InvalidSettingException(highWaterMarkFile != null ? "highWaterMarkFile" : "highWaterMarkUrl", e.getMessage(), e);
         } catch (IssuerUnavailableException e) {
+            Optional<String> refused = refusal(e);
+            if (refused.isPresent()) {
+                throw new InvalidSettingException("uri", "Redis at " + address() + " " + refused.get(), e);
+            }
             throw ConnectFailure.reason(e)
                     .map(why -> new InvalidSettingException("uri", "cannot reach Redis at " + address() + " (" + why + ")", e))
                     .orElseThrow(() -> e);
         }
         return new OpenedIssuer(issuer, "Redis " + redacted());
+    }
+
+    /**
+     * What Redis refused, from its error word: a server that wants a password got none, or
+     * refused the one (or the ACL user) the URI gave, or the ACL user may not run a command.
+     */
+    private static Optional<String> refusal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String m = String.valueOf(t.getMessage());
+            if (m.contains("NOAUTH")) {
+                return Optional.of("wants a password (NOAUTH): put it in the URI, redis://:<password>@host:port");
+            }
+            if (m.contains("WRONGPASS")) {
+                return Optional.of("refused the password (WRONGPASS: a wrong password, or no such ACL user): fix the"
+                        + " URI's user and password, redis://[user]:<password>@host:port");
+            }
+            if (m.contains("NOPERM")) {
+                return Optional.of("refused the URI's user a permission (" + m.substring(m.indexOf("NOPERM")).lines()
+                        .findFirst().orElse("NOPERM") + "): allow it the issuer's commands (ACL SETUSER) or use another user");
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return Optional.empty();
     }
 
     /** host:port as configured, for messages; the whole (password-less) URI if it has no host. */
@@ -94,6 +125,10 @@ public record RedisIssuerConfig(
         try {
             dataSource = new HikariDataSource(pool);
         } catch (RuntimeException e) {
+            Optional<LoginRefusal> refusal = LoginRefusal.of(e, highWaterMarkUrl, highWaterMarkUser);
+            if (refusal.isPresent()) {
+                throw refusal.get().at("highWaterMarkUser", "highWaterMarkPassword", "highWaterMarkUrl", e);
+            }
             throw new InvalidSettingException("highWaterMarkUrl", ConnectFailure.reason(e)
                     .map(why -> "cannot reach the database at " + highWaterMarkUrl + " (" + why + ")")
                     .orElse("cannot open " + highWaterMarkUrl + ": " + e.getMessage()), e);
@@ -102,6 +137,10 @@ public record RedisIssuerConfig(
         try {
             FencegateSchema.migrate(dataSource);
         } catch (RuntimeException e) {
+            Optional<LoginRefusal> refusal = LoginRefusal.of(e, highWaterMarkUrl, highWaterMarkUser);
+            if (refusal.isPresent()) {
+                throw refusal.get().at("highWaterMarkUser", "highWaterMarkPassword", "highWaterMarkUrl", e);
+            }
             throw new InvalidSettingException("highWaterMarkUrl", "cannot migrate " + highWaterMarkUrl + ": " + e.getMessage(), e);
         }
         return new JdbcTokenHighWaterMark(dataSource, prefix, MARK_TIMEOUT);

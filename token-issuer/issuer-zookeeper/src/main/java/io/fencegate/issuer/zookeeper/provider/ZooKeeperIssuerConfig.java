@@ -11,6 +11,7 @@ import io.fencegate.spi.Settings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -52,6 +53,7 @@ public record ZooKeeperIssuerConfig(
     private void checkReachable() {
         String servers = connectString.contains("/") ? connectString.substring(0, connectString.indexOf('/')) : connectString;
         Exception last = null;
+        String notZooKeeper = null;
         for (String server : servers.split(",")) {
             String s = server.strip();
             int colon = s.lastIndexOf(':');
@@ -64,14 +66,48 @@ public record ZooKeeperIssuerConfig(
             }
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(host, port), (int) CONNECT_CHECK.toMillis());
-                return;
+                Optional<String> said = notZooKeeper(socket);
+                if (said.isEmpty()) {
+                    return;
+                }
+                notZooKeeper = s + " answered but is not ZooKeeper (it said '" + said.get() + "'): fix connectString";
             } catch (IOException e) {
                 last = e;
             }
         }
+        if (notZooKeeper != null) {
+            throw new InvalidSettingException("connectString", notZooKeeper);
+        }
         Exception failure = last;
         throw new InvalidSettingException("connectString", "cannot reach ZooKeeper at " + servers + " ("
                 + ConnectFailure.reason(failure).orElse(String.valueOf(failure.getMessage())) + ")", failure);
+    }
+
+    /**
+     * What a server said to ZooKeeper's {@code srvr} if it is plainly something else (Redis's
+     * {@code -ERR}, MariaDB's greeting); empty if it answered as ZooKeeper ({@code Zookeeper
+     * version}, or {@code srvr} not whitelisted) or said nothing in time: only a plain answer from
+     * another server refuses the start.
+     */
+    private static Optional<String> notZooKeeper(Socket socket) {
+        try {
+            socket.setSoTimeout((int) CONNECT_CHECK.toMillis());
+            socket.getOutputStream().write("srvr\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            byte[] buffer = new byte[256];
+            int n = socket.getInputStream().read(buffer);
+            if (n <= 0) {
+                return Optional.empty();
+            }
+            String said = new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
+            if (said.startsWith("Zookeeper version") || said.contains("not in the whitelist") || said.contains("not executed")) {
+                return Optional.empty();
+            }
+            String printable = said.lines().findFirst().orElse("").replaceAll("[^\\x20-\\x7e]", "?").strip();
+            return Optional.of(printable.length() > 80 ? printable.substring(0, 80) + "..." : printable);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     LeaseIssuer build() {
