@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The commands docs/production.md gives for a logical backup of the SQL issuer's tables on
  * PostgreSQL, run as written: {@code pg_dump -Fc} of the three tables, the migration history and the view,
- * {@code pg_restore --clean --if-exists} into the same database, or {@code pg_restore} into a new
+ * {@code pg_restore --single-transaction --clean --if-exists} into the same database, or {@code pg_restore} into a new
  * one; a gateway then starts on the restored tables and never hands out a token again.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -40,7 +40,7 @@ class PostgresIssuerDumpRestoreIT {
             long before = grantAndRelease(db.url(), "a", 3);
             Path dump = dump(db.schema(), DOCUMENTED);
             long highest = grantAndRelease(db.url(), "a", 3);
-            run("pg_restore", "-h", "127.0.0.1", "-U", "postgres", "--clean", "--if-exists", "-d", "test", dump.toString());
+            run("pg_restore", "-h", "127.0.0.1", "-U", "postgres", "--single-transaction", "--clean", "--if-exists", "-d", "test", dump.toString());
             assertThat(fenceToken(db.url(), "a")).as("the restored, older fence row").isBetween(before, highest - 1);
             assertThat(grantAndRelease(db.url(), "a", 1)).isGreaterThan(highest);
         }
@@ -56,14 +56,14 @@ class PostgresIssuerDumpRestoreIT {
             try {
                 admin("test", "CREATE DATABASE " + fresh);
                 admin(fresh, "CREATE SCHEMA " + db.schema());
-                run("pg_restore", "-h", "127.0.0.1", "-U", "postgres", "-d", fresh, full.toString());
+                run("pg_restore", "-h", "127.0.0.1", "-U", "postgres", "--single-transaction", "-d", fresh, full.toString());
                 String restoredUrl = "jdbc:postgresql://127.0.0.1:5432/" + fresh + "?currentSchema=" + db.schema();
                 assertThat(grantAndRelease(restoredUrl, "a", 1)).isGreaterThan(highest);
 
                 // Without the history the migration finds a schema with tables it did not record.
                 admin("test", "DROP DATABASE " + fresh + " WITH (FORCE)", "CREATE DATABASE " + fresh);
                 admin(fresh, "CREATE SCHEMA " + db.schema());
-                run("pg_restore", "-h", "127.0.0.1", "-U", "postgres", "-d", fresh, tablesOnly.toString());
+                run("pg_restore", "-h", "127.0.0.1", "-U", "postgres", "--single-transaction", "-d", fresh, tablesOnly.toString());
                 assertThatThrownBy(() -> grantAndRelease(restoredUrl, "a", 1)).hasStackTraceContaining("already exists");
             } finally {
                 admin("test", "DROP DATABASE IF EXISTS " + fresh + " WITH (FORCE)");
