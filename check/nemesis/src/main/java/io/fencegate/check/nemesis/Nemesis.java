@@ -55,6 +55,7 @@ final class Nemesis implements Runnable {
     private final SplittableRandom random = new SplittableRandom();
     private volatile boolean stopped;
     private volatile boolean paused;
+    private final Object idle = new Object();
     private final java.util.concurrent.locks.ReentrantLock striking = new java.util.concurrent.locks.ReentrantLock();
 
     Nemesis(Deployment d, Supplier<List<ChildProcess>> clients, long ttlMs, long intervalMs) {
@@ -170,8 +171,12 @@ final class Nemesis implements Runnable {
         return List.copyOf(faults);
     }
 
+    /** No fault after the one under way (if any); a wait for the next strike ends at once. */
     void stop() {
-        stopped = true;
+        synchronized (idle) {
+            stopped = true;
+            idle.notifyAll();
+        }
     }
 
     /**
@@ -194,7 +199,7 @@ final class Nemesis implements Runnable {
         // The first strike (the database crash) waits until the clients have started and writes flow.
         long delay = 2 * intervalMs;
         while (!stopped) {
-            sleep(delay);
+            idle(delay);
             delay = intervalMs / 2 + random.nextLong(intervalMs);
             if (stopped) {
                 return;
@@ -232,11 +237,21 @@ final class Nemesis implements Runnable {
         }
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /**
+     * The wait between strikes, cut short by {@link #stop()}: after the last workload the harness
+     * waits for this thread, and a fault's own sleeps (a link cut, a pause) are never cut short.
+     */
+    private void idle(long ms) {
+        long deadline = System.nanoTime() + ms * 1_000_000L;
+        synchronized (idle) {
+            for (long left = ms; !stopped && left > 0; left = (deadline - System.nanoTime()) / 1_000_000L) {
+                try {
+                    idle.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 }
