@@ -127,13 +127,15 @@ final class LeaseEvents {
         if (named.isPresent() && !GroupLeaseRoutes.allowed(ctx, named.get())) {
             return;
         }
+        // Every member is read, so every member counts among the key's watched leases.
+        List<String> members = LeaseGroupIds.parse(groupId).orElse(List.of(groupId));
         String bucket = shares.bucket(ctx);
-        Problem refused = shares.startWatch(bucket, groupId);
+        Problem refused = shares.startWatch(bucket, members);
         if (refused != null) {
             ctx.fail(refused);
             return;
         }
-        Runnable giveBack = () -> shares.endWatch(bucket, groupId);
+        Runnable giveBack = () -> shares.endWatch(bucket, members);
         call(ctx, multi.find(groupId)).onSuccess(found -> {
             if (found.isEmpty()) {
                 giveBack.run();

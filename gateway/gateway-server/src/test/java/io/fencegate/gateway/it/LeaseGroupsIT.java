@@ -49,7 +49,8 @@ class LeaseGroupsIT {
     private static final String KEY_B = ApiKeyHasher.newKey();
     /** A key of its own for the share test: the other tests' leases would count in a's share. */
     private static final String KEY_C = ApiKeyHasher.newKey();
-    private static final int LEASE_SHARE = 8;
+    private static final int LEASE_SHARE = 9;
+    private static final int WATCHED_SHARE = 8;
     private static TestingServer zookeeper;
     private static Path dir;
     private static GatewayHarness a;
@@ -72,7 +73,7 @@ class LeaseGroupsIT {
         // Each gateway's stores in directories of its own: the writes here all go through gateway a.
         var alpha = FilesGuardedStore.open(Files.createDirectory(dir.resolve(name + "-alpha")), GuardRule.STRICT);
         var bravo = FilesGuardedStore.open(Files.createDirectory(dir.resolve(name + "-bravo")), GuardRule.STRICT);
-        return new GatewayHarness(new GatewayOptions().auth(auth).keyShares(new KeyShares().leases(LEASE_SHARE)), issuer,
+        return new GatewayHarness(new GatewayOptions().auth(auth).keyShares(new KeyShares().leases(LEASE_SHARE).watchedLeases(WATCHED_SHARE)), issuer,
                 List.of(StoreBinding.of("alpha", alpha), StoreBinding.of("bravo", bravo)), List.of(issuer, alpha, bravo));
     }
 
@@ -193,19 +194,31 @@ class LeaseGroupsIT {
     }
 
     @Test
-    void aKeysLeaseShareCountsEveryMemberOfAGroup() throws Exception {
+    void aKeysLeaseAndWatchSharesCountEveryMemberOfAGroup() throws Exception {
         FencegateClient c = a.client(KEY_C);
-        var single = c.acquire("alpha/shares/single", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+        var one = c.acquire("alpha/shares/one", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+        var two = c.acquire("alpha/shares/two", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
         List<String> eight = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             eight.add("alpha/shares/" + i);
         }
+        // 2 live + 8 members > a share of 9: refused whole, nothing taken.
         HttpResponse<String> over = acquire(a, KEY_C, new JsonObject().put("locks", new JsonArray(eight)).put("ttlMs", 30_000));
         assertThat(over.statusCode()).as(over.body()).isEqualTo(429);
-        assertThat(listed(a, KEY_C, "alpha/shares/")).containsExactly("alpha/shares/single");
-        assertThat(c.release(single.leaseId())).isTrue();
+        assertThat(listed(a, KEY_C, "alpha/shares/")).containsExactly("alpha/shares/one", "alpha/shares/two");
+        assertThat(c.release(two.leaseId())).isTrue();
         LeaseGroup group = c.acquireAll(eight, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
-        assertThat(c.release(group.groupId())).isTrue();
+
+        // Watching one lease and the group's eight members is 9 watched leases, over a share of 8.
+        try (SseStream single = SseStream.open(URI.create(a.uri() + "v1/leases/" + one.leaseId() + "/events"), KEY_C)) {
+            HttpResponse<String> watch = as(KEY_C, a.request("/v1/leases/" + group.groupId() + "/events").GET());
+            assertThat(watch.statusCode()).as(watch.body()).isEqualTo(429);
+        }
+        assertThat(c.release(one.leaseId())).isTrue();
+        try (SseStream watch = openWhenShared(events(a, group.groupId()), KEY_C)) {
+            assertThat(c.release(group.groupId())).isTrue();
+            assertThat(watch.await(10_000, e -> !e.name().equals("renewed")).name()).isEqualTo("released");
+        }
     }
 
     /** Eight locks whose names together are as long as one lock may be: the group id still fits a request line. */
@@ -263,6 +276,21 @@ class LeaseGroupsIT {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** Opens a watch once the key's share has room: a closed stream gives its share back a moment later. */
+    private static SseStream openWhenShared(URI url, String key) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                return SseStream.open(url, key);
+            } catch (AssertionError refused) {
+                if (!refused.getMessage().contains(" 429") || System.nanoTime() - deadline > 0) {
+                    throw refused;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
 
     private static HttpResponse<String> acquire(GatewayHarness gw, String key, JsonObject body) throws Exception {
         return as(key, gw.request("/v1/leases").header("Content-Type", "application/json")

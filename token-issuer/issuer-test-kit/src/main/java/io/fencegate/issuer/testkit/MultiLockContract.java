@@ -30,7 +30,7 @@ public abstract class MultiLockContract extends RefusalContract {
 
     /** Groups each thread takes in {@link #crossingGroupsAllCompleteWithoutDeadlockOrOverlap}. */
     protected int groupsPerThread() {
-        return 25;
+        return 15;
     }
 
     @Test
