@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -103,6 +104,56 @@ public final class FencegateClient {
             return Optional.empty();
         }
         LeaseKeepAlive keepAlive = keepAlive(lease.get(), ttl, null);
+        T result;
+        try {
+            result = work.run(keepAlive);
+        } catch (Throwable failed) {
+            try {
+                keepAlive.release();
+            } catch (RuntimeException releaseFailed) {
+                failed.addSuppressed(releaseFailed);
+            }
+            throw failed;
+        }
+        keepAlive.release();
+        return Optional.ofNullable(result);
+    }
+
+    /**
+     * Acquires every lock in {@code locks} or none (the gateway takes them in one canonical order,
+     * within one overall {@code wait}, and releases what it took if one stays held): empty if a
+     * lock was still held after {@code wait} (423). Renew, release or watch the group by its
+     * {@link LeaseGroup#groupId()}, as a lease id.
+     */
+    public CompletableFuture<Optional<LeaseGroup>> acquireAllAsync(List<String> locks, Duration ttl, Duration wait) {
+        return async(acquiringAll(locks, ttl, wait));
+    }
+
+    public Optional<LeaseGroup> acquireAll(List<String> locks, Duration ttl, Duration wait) {
+        return blocking(acquiringAll(locks, ttl, wait));
+    }
+
+    /**
+     * {@link #withLease} for several locks: acquires them all or none ({@link #acquireAll}), runs
+     * {@code work} while the group is kept alive as one lease, and releases every member however
+     * the work ends. Empty if a lock was still held after {@code wait}. Losing any member loses the
+     * group and is reported as a lease's loss is ({@link LeaseGroupKeepAlive#held()},
+     * {@link LeaseGroupKeepAlive#lost()}); each write carries its own lock's token
+     * ({@link LeaseGroupKeepAlive#token(String)}).
+     */
+    public <T, E extends Exception> Optional<T> withLeases(List<String> locks, Duration ttl, Duration wait,
+            LeaseGroupWork<T, E> work) throws E {
+        Objects.requireNonNull(work, "work");
+        Optional<LeaseGroup> group = acquireAll(locks, ttl, wait);
+        if (group.isEmpty()) {
+            return Optional.empty();
+        }
+        LeaseGroup g = group.get();
+        // The group renews and releases by its id like one lease; its first member stands for it
+        // inside the keep-alive (the ttl's start is the acquire's send, taken for every member).
+        Lease first = g.leases().get(0);
+        Lease asOne = new Lease(first.lock(), g.groupId(), first.token(), g.expiresAt(), first.startedAtNanos());
+        LeaseGroupKeepAlive keepAlive = new LeaseGroupKeepAlive(g, keepAlive(asOne, ttl, null));
         T result;
         try {
             result = work.run(keepAlive);
@@ -211,6 +262,30 @@ public final class FencegateClient {
                         j.path("token").asLong(), Instant.ofEpochMilli(j.path("expiresAt").asLong()), sentAt));
             }
             case 423 -> Optional.<Lease>empty();
+            default -> throw problem(r);
+        });
+    }
+
+    private Op<Optional<LeaseGroup>> acquiringAll(List<String> locks, Duration ttl, Duration wait) {
+        ObjectNode body = JSON.createObjectNode().put("ttlMs", ttl.toMillis()).put("waitMs", wait.toMillis());
+        body.putArray("locks").addAll(Objects.requireNonNull(locks, "locks").stream()
+                .map(JSON.getNodeFactory()::textNode).toList());
+        // A group's locks are taken one after another: the gateway may hold the request for the wait
+        // and then some; the bound is the wait plus one timeout per lock.
+        HttpCall call = HttpCall.of("POST", "v1/leases", timeout.multipliedBy(Math.max(1, locks.size())).plus(wait))
+                .body("application/json", bytes(body));
+        long sentAt = System.nanoTime();
+        return new Op<>(call, r -> switch (r.status()) {
+            case 201 -> {
+                JsonNode j = json(r);
+                java.util.List<Lease> leases = new java.util.ArrayList<>();
+                for (JsonNode m : j.path("leases")) {
+                    leases.add(new Lease(m.path("lock").asText(), m.path("leaseId").asText(), m.path("token").asLong(),
+                            Instant.ofEpochMilli(m.path("expiresAt").asLong()), sentAt));
+                }
+                yield Optional.of(new LeaseGroup(j.path("groupId").asText(), leases));
+            }
+            case 423 -> Optional.<LeaseGroup>empty();
             default -> throw problem(r);
         });
     }

@@ -2,7 +2,10 @@ package io.fencegate.gateway.http;
 
 import io.fencegate.gateway.auth.Principal;
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseGroup;
+import io.fencegate.issuer.LeaseGroupIds;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.MultiLock;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpConnection;
@@ -10,6 +13,8 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -49,6 +54,7 @@ final class LeaseEvents {
     static final String STOPPING = "gateway stopping; reconnect elsewhere";
 
     private final LeaseIssuer issuer;
+    private final MultiLock multi;
     private final Duration timeout;
     private final long heartbeatMs;
     /** Streams and watched leases, counted per key (and in total: {@code KeyShares}). */
@@ -60,6 +66,7 @@ final class LeaseEvents {
 
     LeaseEvents(LeaseIssuer issuer, Duration timeout, TenantShares shares) {
         this.issuer = issuer;
+        this.multi = new MultiLock(issuer);
         this.shares = shares;
         this.timeout = timeout;
         // Under the server's idle timeout (twice the request timeout): an idle stream is not cut.
@@ -68,6 +75,10 @@ final class LeaseEvents {
 
     void watch(RoutingContext ctx) {
         String leaseId = ctx.pathParam("leaseId");
+        if (LeaseGroupIds.isGroupId(leaseId)) {
+            watchGroup(ctx, leaseId);
+            return;
+        }
         // Authorized before the read, by the lock the id names (LeaseAccess); checked again on the lease read.
         Optional<String> named = issuer.lockOf(leaseId);
         if (named.isPresent() && !LeaseAccess.allowed(ctx, named.get())) {
@@ -100,7 +111,52 @@ final class LeaseEvents {
                 ctx.fail(Problem.unavailable("this gateway already watches " + MAX_LEASES + " leases").retryAfter(5));
                 return;
             }
-            new Stream(ctx, lease, giveBack).start();
+            new Stream(ctx, List.of(lease), null, giveBack).start();
+        }).onFailure(e -> {
+            giveBack.run();
+            ctx.fail(e);
+        });
+    }
+
+    /**
+     * A group's watch: one stream, told by the poll of each member; the first member to end ends
+     * the group, and the stream says which and how. Authorized by every member's lock, before the read.
+     */
+    private void watchGroup(RoutingContext ctx, String groupId) {
+        Optional<List<String>> named = multi.locksOf(groupId);
+        if (named.isPresent() && !GroupLeaseRoutes.allowed(ctx, named.get())) {
+            return;
+        }
+        // Every member is read, so every member counts among the key's watched leases.
+        List<String> members = LeaseGroupIds.parse(groupId).orElse(List.of(groupId));
+        String bucket = shares.bucket(ctx);
+        Problem refused = shares.startWatch(bucket, members);
+        if (refused != null) {
+            ctx.fail(refused);
+            return;
+        }
+        Runnable giveBack = () -> shares.endWatch(bucket, members);
+        call(ctx, multi.find(groupId)).onSuccess(found -> {
+            if (found.isEmpty()) {
+                giveBack.run();
+                LeaseAccess.gone(ctx);
+                return;
+            }
+            LeaseGroup group = found.get();
+            for (String lock : group.locks()) {
+                if (!Principal.of(ctx).mayUseLock(lock)) {
+                    giveBack.run();
+                    ctx.fail(LeaseAccess.forbidden(lock));
+                    return;
+                }
+            }
+            long unwatched = group.leases().stream().filter(l -> !polls.containsKey(l.leaseId())).count();
+            if (unwatched > 0 && polls.size() + unwatched > MAX_LEASES) {
+                giveBack.run();
+                ctx.fail(Problem.unavailable("this gateway already watches " + MAX_LEASES + " leases").retryAfter(5));
+                return;
+            }
+            new Stream(ctx, group.leases(), groupId, giveBack).start();
         }).onFailure(e -> {
             giveBack.run();
             ctx.fail(e);
@@ -117,24 +173,36 @@ final class LeaseEvents {
         return polls.size();
     }
 
-    /** One open stream: told by its lease's poll until the lease ends or the client goes away. */
-    private final class Stream implements LeasePoll.Watcher {
+    /**
+     * One open stream: told by its lease's poll until the lease ends or the client goes away. A
+     * group's stream is told by each member's poll: the group renews when its earliest expiry moves
+     * on, and ends with the first member that ends.
+     */
+    private final class Stream {
         private final RoutingContext ctx;
         /** Gives the key's share back, once, when the stream ends. */
         private final Runnable giveBack;
         private final HttpServerResponse response;
         private final Context context;
-        private LeasePoll poll;
-        private Lease last;
+        /** The group's id; null for a single lease's stream. */
+        private final String groupId;
+        /** The latest reported state of each member (one for a single lease). */
+        private final Lease[] members;
+        private final List<LeasePoll> joined = new ArrayList<>();
+        private final List<Member> watchers = new ArrayList<>();
+        /** The expiry the stream last told (the earliest member's). */
+        private long told;
         private long lastWriteMs;
         private boolean done;
 
-        Stream(RoutingContext ctx, Lease lease, Runnable giveBack) {
+        Stream(RoutingContext ctx, List<Lease> leases, String groupId, Runnable giveBack) {
             this.ctx = ctx;
             this.giveBack = giveBack;
             this.response = ctx.response();
             this.context = ctx.vertx().getOrCreateContext();
-            this.last = lease;
+            this.groupId = groupId;
+            this.members = leases.toArray(Lease[]::new);
+            this.told = expiresAt();
         }
 
         void start() {
@@ -157,48 +225,77 @@ final class LeaseEvents {
                     .forEach(Stream::stopping));
             // A comment, not an event: tells the client the watch is on and what it watches.
             write(": watching " + json("watching").encode() + "\n\n");
-            poll = LeasePoll.join(polls, issuer, context, last, timeout.toMillis(), this);
-        }
-
-        @Override
-        public Context context() {
-            return context;
-        }
-
-        @Override
-        public void alive(Lease now) {
-            if (done) {
-                return;
-            }
-            if (now.expiresAt() > last.expiresAt() + RENEW_JITTER_MS) {
-                last = now;
-                event("renewed", json("renewed"));
-            } else {
-                heartbeat(": alive\n\n");
+            for (int i = 0; i < members.length && !done; i++) {
+                Member member = new Member(i);
+                watchers.add(member);
+                joined.add(LeasePoll.join(polls, issuer, context, members[i], timeout.toMillis(), member));
             }
         }
 
-        @Override
-        public void unavailable() {
-            if (!done) {
-                // The issuer is unreachable from here: we cannot say the lease ended. The poll keeps asking.
-                heartbeat(": issuer unavailable\n\n");
-            }
-        }
+        /** One member's poll, as the stream hears it. */
+        private final class Member implements LeasePoll.Watcher {
+            private final int index;
 
-        @Override
-        public void ended(String name, long endedAt, Lease lease) {
-            if (done) {
-                return;
+            Member(int index) {
+                this.index = index;
             }
-            last = lease;
-            event(name, json(name).put("endedAt", endedAt));
-            finish();
-            response.end();
+
+            @Override
+            public Context context() {
+                return context;
+            }
+
+            @Override
+            public void alive(Lease now) {
+                if (done) {
+                    return;
+                }
+                if (now.expiresAt() > members[index].expiresAt() + RENEW_JITTER_MS) {
+                    members[index] = now;
+                }
+                if (expiresAt() > told) {
+                    told = expiresAt();
+                    event("renewed", json("renewed"));
+                } else {
+                    heartbeat(": alive\n\n");
+                }
+            }
+
+            @Override
+            public void unavailable() {
+                if (!done) {
+                    // The issuer is unreachable from here: we cannot say the lease ended. The poll keeps asking.
+                    heartbeat(": issuer unavailable\n\n");
+                }
+            }
+
+            @Override
+            public void ended(String name, long endedAt, Lease lease) {
+                if (done) {
+                    return;
+                }
+                members[index] = lease;
+                JsonObject data = json(name).put("endedAt", endedAt);
+                if (groupId != null) {
+                    // Which member ended the group, and how.
+                    data.put("lock", lease.lock()).put("leaseId", lease.leaseId());
+                }
+                event(name, data);
+                finish();
+                response.end();
+            }
         }
 
         HttpConnection connection() {
             return ctx.request().connection();
+        }
+
+        private long expiresAt() {
+            long earliest = Long.MAX_VALUE;
+            for (Lease member : members) {
+                earliest = Math.min(earliest, member.expiresAt());
+            }
+            return earliest;
         }
 
         private void stopping() {
@@ -210,8 +307,12 @@ final class LeaseEvents {
         }
 
         private JsonObject json(String event) {
-            return new JsonObject().put("event", event).put("leaseId", last.leaseId()).put("lock", last.lock())
-                    .put("token", last.token()).put("expiresAt", last.expiresAt());
+            if (groupId == null) {
+                Lease last = members[0];
+                return new JsonObject().put("event", event).put("leaseId", last.leaseId()).put("lock", last.lock())
+                        .put("token", last.token()).put("expiresAt", last.expiresAt());
+            }
+            return GroupLeaseRoutes.json(new LeaseGroup(List.of(members))).put("event", event);
         }
 
         private void event(String name, JsonObject data) {
@@ -234,8 +335,8 @@ final class LeaseEvents {
                 done = true;
                 open.remove(this);
                 giveBack.run();
-                if (poll != null) {
-                    poll.leave(this);
+                for (int i = 0; i < joined.size(); i++) {
+                    joined.get(i).leave(watchers.get(i));
                 }
             }
         }

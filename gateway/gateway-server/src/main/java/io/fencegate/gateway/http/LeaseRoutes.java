@@ -5,6 +5,7 @@ import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
 import io.fencegate.gateway.metrics.GatewayMetrics;
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseGroupIds;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LockNames;
 import io.vertx.core.Future;
@@ -19,11 +20,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * {@code POST /v1/leases}, {@code POST /v1/leases/{leaseId}/renew}, {@code DELETE /v1/leases/{leaseId}}.
+ * {@code POST /v1/leases}, {@code POST /v1/leases/{leaseId}/renew}, {@code DELETE /v1/leases/{leaseId}}; a
+ * body with {@code "locks"} and an id that is a group's ({@link LeaseGroupIds}) go to {@link GroupLeaseRoutes}.
  * A record, like the store routes: its state is what the router gives it.
  */
 record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout,
-                   int maxLockBytes, Function<String, Duration> lockDelays, TenantShares shares) {
+                   int maxLockBytes, Function<String, Duration> lockDelays, TenantShares shares, GroupLeaseRoutes groups) {
+
+    LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, Duration maxWait, Duration timeout,
+            int maxLockBytes, Function<String, Duration> lockDelays, TenantShares shares) {
+        this(issuer, metrics, maxTtl, maxWait, timeout, maxLockBytes, lockDelays, shares,
+                new GroupLeaseRoutes(issuer, metrics, timeout, maxLockBytes, lockDelays, shares));
+    }
+
     /** The longest lock every issuer takes, in UTF-8 bytes: the issuers' one lock-name rule. */
     static final int ISSUER_MAX_LOCK_BYTES = LockNames.MAX_BYTES;
     private static final long MIN_TTL_MS = 100;
@@ -39,35 +48,47 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             ctx.fail(Problem.badRequest(Problem.BAD_REQUEST, "the body must be a JSON object {\"lock\",\"ttlMs\",\"waitMs\"}"));
             return;
         }
-        String lock;
+        // "locks" asks for a group: every lock or none (GroupLeaseRoutes).
+        boolean group = json.containsKey("locks");
+        List<String> locks;
         long ttlMs;
         long waitMs;
         try {
-            lock = lock(json.getValue("lock"));
+            if (group && json.containsKey("lock")) {
+                throw Problem.badRequest(Problem.BAD_REQUEST, "give \"lock\" or \"locks\", not both");
+            }
+            locks = group ? groups.locks(json.getValue("locks")) : List.of(lock(json.getValue("lock")));
             ttlMs = millis(json, "ttlMs", null, MIN_TTL_MS, maxTtl.toMillis());
             waitMs = millis(json, "waitMs", 0L, 0, maxWait.toMillis());
         } catch (Problem p) {
             ctx.fail(p);
             return;
         }
-        if (!Principal.of(ctx).mayUseLock(lock)) {
-            ctx.fail(LeaseAccess.forbidden(lock));
-            return;
+        for (String lock : locks) {
+            if (!Principal.of(ctx).mayUseLock(lock)) {
+                ctx.fail(LeaseAccess.forbidden(lock));
+                return;
+            }
         }
-        // The key's shares, before any work: its live leases, and its acquires waiting for a lock.
+        // The key's shares, before any work: its live leases (each of a group's), and its acquires waiting for a lock.
         String bucket = shares.bucket(ctx);
-        Problem refused = shares.leases().reserve(bucket);
+        Problem refused = shares.leases().reserve(bucket, locks.size());
         boolean waits = waitMs > 0;
         if (refused == null && waits) {
             refused = shares.startWait(bucket);
             if (refused != null) {
-                shares.leases().answered(bucket, null);
+                shares.leases().answered(bucket, locks.size(), List.of());
             }
         }
         if (refused != null) {
             ctx.fail(refused);
             return;
         }
+        if (group) {
+            groups.acquire(ctx, locks, ttlMs, waitMs, bucket, waits);
+            return;
+        }
+        String lock = locks.get(0);
         call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelays.apply(lock)),
                 timeout.plusMillis(waitMs))
                 .onComplete(done -> {
@@ -95,6 +116,10 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
 
     void renew(RoutingContext ctx) {
         String leaseId = ctx.pathParam("leaseId");
+        if (LeaseGroupIds.isGroupId(leaseId)) {
+            groups.renew(ctx, leaseId);
+            return;
+        }
         permitted(ctx, leaseId, () -> call(ctx, issuer.renew(leaseId), timeout)
                 .onSuccess(renewed -> {
                     if (renewed.isEmpty()) {
@@ -111,6 +136,10 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
 
     void release(RoutingContext ctx) {
         String leaseId = ctx.pathParam("leaseId");
+        if (LeaseGroupIds.isGroupId(leaseId)) {
+            groups.release(ctx, leaseId);
+            return;
+        }
         permitted(ctx, leaseId, () -> call(ctx, issuer.release(leaseId), timeout)
                 .onSuccess(released -> {
                     shares.leases().ended(leaseId);

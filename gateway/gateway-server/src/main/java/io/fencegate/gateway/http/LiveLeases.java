@@ -32,12 +32,20 @@ final class LiveLeases {
 
     /** Makes room for a lease about to be asked for: null when made, else the 429. */
     Problem reserve(String bucket) {
+        return reserve(bucket, 1);
+    }
+
+    /**
+     * Makes room for {@code count} leases about to be asked for together (a group counts every
+     * member): null when made for all, else the 429 and none is reserved.
+     */
+    Problem reserve(String bucket, int count) {
         if (bucket == null) {
             return null;
         }
         Held held = byBucket.computeIfAbsent(bucket, b -> new Held());
         synchronized (held) {
-            if (held.pending + held.live.size() >= share) {
+            if (held.pending + held.live.size() + count > share) {
                 long now = System.currentTimeMillis();
                 held.live.entrySet().removeIf(e -> {
                     boolean expired = e.getValue() <= now;
@@ -47,24 +55,30 @@ final class LiveLeases {
                     return expired;
                 });
             }
-            if (held.pending + held.live.size() >= share) {
+            if (held.pending + held.live.size() + count > share) {
                 return Problem.tooMany("this API key already holds " + share
-                        + " live leases granted through this gateway, its share", retryAfterSeconds);
+                        + " live leases granted through this gateway, its share"
+                        + (count > 1 ? " (a group counts each of its " + count + " leases)" : ""), retryAfterSeconds);
             }
-            held.pending++;
+            held.pending += count;
         }
         return null;
     }
 
     /** The reserved lease was granted ({@code lease} non-null) or not (null). */
     void answered(String bucket, Lease lease) {
+        answered(bucket, 1, lease == null ? java.util.List.of() : java.util.List.of(lease));
+    }
+
+    /** The {@code count} leases reserved together were granted ({@code granted}, all of them) or not (empty). */
+    void answered(String bucket, int count, java.util.List<Lease> granted) {
         if (bucket == null) {
             return;
         }
         Held held = byBucket.get(bucket);
         synchronized (held) {
-            held.pending--;
-            if (lease != null) {
+            held.pending -= count;
+            for (Lease lease : granted) {
                 held.live.put(lease.leaseId(), lease.expiresAt());
                 bucketOf.put(lease.leaseId(), bucket);
             }

@@ -40,28 +40,44 @@ final class TenantShares {
 
     /** A lease watch stream on {@code leaseId}: null when taken, else the refusal. Give back with {@link #endWatch}. */
     Problem startWatch(String bucket, String leaseId) {
+        return startWatch(bucket, java.util.List.of(leaseId));
+    }
+
+    /**
+     * One watch stream on every lease of {@code leaseIds} (a group's members: each is read, so each
+     * counts among the key's watched leases): null when taken, else the refusal, and nothing is taken.
+     */
+    Problem startWatch(String bucket, java.util.List<String> leaseIds) {
         Problem refused = watchStreams.take(bucket, shares.watchStreams());
         if (refused != null || bucket == null) {
             return refused;
         }
         synchronized (watched) {
             Map<String, Integer> leasesOfBucket = watched.computeIfAbsent(bucket, b -> new HashMap<>());
-            if (!leasesOfBucket.containsKey(leaseId) && leasesOfBucket.size() >= shares.watchedLeases()) {
+            long added = leaseIds.stream().filter(id -> !leasesOfBucket.containsKey(id)).count();
+            if (added > 0 && leasesOfBucket.size() + added > shares.watchedLeases()) {
+                if (leasesOfBucket.isEmpty()) {
+                    watched.remove(bucket);
+                }
                 watchStreams.give(bucket);
                 return Problem.tooMany("this API key already watches " + shares.watchedLeases()
                         + " leases, its share of this gateway", STREAM_RETRY_AFTER_S);
             }
-            leasesOfBucket.merge(leaseId, 1, Integer::sum);
+            leaseIds.forEach(id -> leasesOfBucket.merge(id, 1, Integer::sum));
         }
         return null;
     }
 
     void endWatch(String bucket, String leaseId) {
+        endWatch(bucket, java.util.List.of(leaseId));
+    }
+
+    void endWatch(String bucket, java.util.List<String> leaseIds) {
         if (bucket != null) {
             synchronized (watched) {
                 Map<String, Integer> leasesOfBucket = watched.get(bucket);
                 if (leasesOfBucket != null) {
-                    leasesOfBucket.computeIfPresent(leaseId, (id, n) -> n <= 1 ? null : n - 1);
+                    leaseIds.forEach(id -> leasesOfBucket.computeIfPresent(id, (k, n) -> n <= 1 ? null : n - 1));
                     if (leasesOfBucket.isEmpty()) {
                         watched.remove(bucket);
                     }

@@ -1,6 +1,7 @@
 package io.fencegate.spring.boot;
 
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.MultiLock;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,7 +20,8 @@ import org.springframework.context.annotation.Configuration;
  * of that name is opened, measured when Micrometer is present, and closed with the context. Each
  * backend comes from an auto-configuration of its own, present when its module is
  * ({@code Fencegate{ZooKeeper,Redis,Sql}IssuerAutoConfiguration}), so adding one edits no other.
- * An application that defines its own {@code LeaseIssuer} bean keeps it.
+ * An application that defines its own {@code LeaseIssuer} bean keeps it. A {@link MultiLock} bean
+ * takes several locks of that issuer as one group.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
@@ -45,6 +47,17 @@ public class FencegateIssuerAutoConfiguration {
         LeaseIssuer issuer = backend.open();
         LeaseMeters measured = meters.getIfAvailable();
         return measured == null ? issuer : new MeteredLeaseIssuer(issuer, measured);
+    }
+
+    /**
+     * Several locks as one lease group, all or none ({@link MultiLock}), on whichever {@code LeaseIssuer}
+     * the context has: fencegate's or the application's own.
+     */
+    @Bean
+    @ConditionalOnMissingBean(MultiLock.class)
+    @ConditionalOnBean(LeaseIssuer.class)
+    public MultiLock fencegateMultiLock(LeaseIssuer issuer) {
+        return new MultiLock(issuer);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.client.FencegateClient;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.MultiLock;
 import io.fencegate.issuer.redis.RedisLeaseIssuer;
 import io.fencegate.issuer.sql.SqlLeaseIssuer;
 import org.apache.curator.framework.CuratorFramework;
@@ -31,6 +32,7 @@ class FencegateAutoConfigurationTest {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(LeaseIssuer.class);
+            assertThat(context).doesNotHaveBean(MultiLock.class);
             assertThat(context).doesNotHaveBean(FencegateClient.class);
             assertThat(context).doesNotHaveBean("fencegateIssuerHealthIndicator");
         });
@@ -138,6 +140,7 @@ class FencegateAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(LeaseIssuer.class).hasBean("fencegateIssuerHealthIndicator");
                     assertThat(context.getBean(LeaseIssuer.class)).isInstanceOf(SqlLeaseIssuer.class);
+                    assertThat(context).hasSingleBean(MultiLock.class); // lease groups on that issuer
                 });
     }
 

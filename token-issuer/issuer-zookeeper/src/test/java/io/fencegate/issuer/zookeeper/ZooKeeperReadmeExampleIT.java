@@ -3,8 +3,10 @@ package io.fencegate.issuer.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseGroup;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseWatchdog;
+import io.fencegate.issuer.MultiLock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -53,5 +55,32 @@ class ZooKeeperReadmeExampleIT {
             // --- README snippet ends
         }
         assertThat(told).isEmpty();
+    }
+
+    /** Runs library.md's MultiLock snippet: two locks as one group, each with its own lock's token. */
+    @Test
+    void multiLockSnippetRuns() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+                LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().connectString(server.getConnectString()).build()) {
+            // library.md's snippet, as printed there
+            MultiLock multi = new MultiLock(issuer);
+            Optional<LeaseGroup> group = multi.acquire(List.of("accounts/bob", "accounts/alice"),
+                    Duration.ofSeconds(10), Duration.ofSeconds(2)).toCompletableFuture().join();
+            if (group.isPresent()) {                       // empty: a lock stayed held, and nothing is held
+                long alice = group.get().token("accounts/alice");  // each lock's own token
+                long bob = group.get().token("accounts/bob");
+                // ... write alice's item with alice's token, bob's with bob's ...
+                // renew every ttl/3; empty means a member is gone: stop writing
+                boolean held = multi.renew(group.get()).toCompletableFuture().join().isPresent();
+                multi.release(group.get()).toCompletableFuture().join();
+            }
+            // the snippet ends
+            assertThat(group).isPresent();
+            assertThat(group.get().locks()).containsExactly("accounts/alice", "accounts/bob");
+            assertThat(group.get().token("accounts/alice")).isPositive().isNotEqualTo(group.get().token("accounts/bob"));
+            assertThat(issuer.acquire("accounts/alice", Duration.ofSeconds(1), Duration.ZERO).toCompletableFuture().join())
+                    .as("released").isPresent();
+            assertThat(multi.renew(group.get()).toCompletableFuture().join()).as("a released group renews no more").isEmpty();
+        }
     }
 }
