@@ -72,11 +72,11 @@ class TransactionsIT {
         mariadb = TestDatabases.create(TestDatabases.Kind.MARIADB);
         dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "tx-files");
         var issuer = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.getConnectString())
-                .operationTimeout(Duration.ofSeconds(5)).build();
+                .operationTimeout(Duration.ofSeconds(15)).build();
         postgres.store(GuardRule.STRICT).close(); // opening it migrates the schema
         Vertx pgVertx = Vertx.vertx();
         var pg = PgGuardedStore.open(pgVertx, new PgStoreOptions().database("test").schema(postgres.name).name(postgres.name)
-                .poolSize(4).operationTimeout(Duration.ofSeconds(5)));
+                .poolSize(4).connectTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(20)));
         AutoCloseable closePgVertx = () -> pgVertx.close().await(10, TimeUnit.SECONDS);
         var maria = mariadb.store(GuardRule.STRICT);
         var files = FilesGuardedStore.open(dir, GuardRule.STRICT);
@@ -185,15 +185,15 @@ class TransactionsIT {
     @Test
     void aFencedMultiReadWithOneStaleItemClaimsNothing() throws Exception {
         String a = prefix + "ra", b = prefix + "rb";
-        long older = token("pg", b);
+        long olderA = token("pg", a), olderB = token("pg", b);
         long ta = token("pg", a), tb = token("pg", b);
         assertThat(orders.put("pg", b, tb, bytes("b")).applied()).isTrue();
         Map<String, Long> claims = new LinkedHashMap<>();
         claims.put(a, ta);
-        claims.put(b, older);
-        assertThat(orders.getAll("pg", claims)).isEqualTo(new Refused(Map.of(b, new Stale(tb, tb, older))));
-        // a was not claimed: a token below ta but granted before it still writes it.
-        assertThat(orders.put("pg", a, older, bytes("a")).applied()).isTrue();
+        claims.put(b, olderB);
+        assertThat(orders.getAll("pg", claims)).isEqualTo(new Refused(Map.of(b, new Stale(tb, tb, olderB))));
+        // a was not claimed: an older token of a still writes it.
+        assertThat(orders.put("pg", a, olderA, bytes("a")).applied()).isTrue();
     }
 
     @Test
