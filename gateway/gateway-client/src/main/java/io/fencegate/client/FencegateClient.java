@@ -3,6 +3,7 @@ package io.fencegate.client;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,8 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -200,6 +203,20 @@ public final class FencegateClient {
         return async(statementOf(store, name, token, key, params));
     }
 
+    /** A transaction across items of {@code store}: add puts and deletes, then {@link Transaction#commit}. */
+    public Transaction transaction(String store) {
+        return new Transaction(this, store);
+    }
+
+    /**
+     * Fenced reads of several items in one call, each with its own token: every item's fence is
+     * raised to its token and the items are answered ({@link ClaimOutcome.Claimed}), or, if any item
+     * has a higher fence, none is ({@link Refused}). {@code tokens}: key to token, in the order wanted.
+     */
+    public CompletableFuture<ClaimOutcome> getAllAsync(String store, Map<String, Long> tokens) {
+        return async(readingAll(store, tokens));
+    }
+
     // ---- blocking conveniences: the exchange runs on the caller's thread ----------------------
 
     public Optional<Lease> acquire(String lock, Duration ttl, Duration wait) {
@@ -232,6 +249,18 @@ public final class FencegateClient {
 
     public StatementOutcome statement(String store, String name, long token, String key, Map<String, ?> params) {
         return blocking(statementOf(store, name, token, key, params));
+    }
+
+    public ClaimOutcome getAll(String store, Map<String, Long> tokens) {
+        return blocking(readingAll(store, tokens));
+    }
+
+    TransactionOutcome commit(String store, List<Transaction.Item> items) {
+        return blocking(committing(store, items));
+    }
+
+    CompletableFuture<TransactionOutcome> commitAsync(String store, List<Transaction.Item> items) {
+        return async(committing(store, items));
     }
 
     // ---- the calls: what is sent, and how the answer reads --------------------------------------
@@ -332,6 +361,68 @@ public final class FencegateClient {
             case 409 -> stale(r, token);
             default -> throw problem(r);
         });
+    }
+
+    private Op<TransactionOutcome> committing(String store, List<Transaction.Item> items) {
+        ObjectNode body = JSON.createObjectNode();
+        ArrayNode ops = body.putArray("ops");
+        for (Transaction.Item item : items) {
+            ObjectNode op = ops.addObject().put("op", item.value() == null ? "delete" : "put")
+                    .put("key", item.key()).put("token", item.token());
+            if (item.value() != null) {
+                op.put("valueBase64", Base64.getEncoder().encodeToString(item.value()));
+            }
+        }
+        HttpCall call = HttpCall.of("POST", "v1/stores/" + KeyPaths.segment(store) + "/transactions", timeout)
+                .body("application/json", bytes(body));
+        return new Op<>(call, r -> switch (r.status()) {
+            case 200 -> {
+                Map<String, WriteOutcome.Applied> applied = new LinkedHashMap<>();
+                for (JsonNode item : json(r).path("items")) {
+                    applied.put(item.path("key").asText(),
+                            new WriteOutcome.Applied(item.path("token").asLong(), item.path("previousToken").asLong()));
+                }
+                yield new TransactionOutcome.Committed(applied);
+            }
+            case 409 -> refused(r);
+            default -> throw problem(r);
+        });
+    }
+
+    private Op<ClaimOutcome> readingAll(String store, Map<String, Long> tokens) {
+        ObjectNode body = JSON.createObjectNode();
+        ArrayNode items = body.putArray("items");
+        tokens.forEach((key, token) -> items.addObject().put("key", key).put("token", token));
+        HttpCall call = HttpCall.of("POST", "v1/stores/" + KeyPaths.segment(store) + "/fenced-reads", timeout)
+                .body("application/json", bytes(body));
+        return new Op<>(call, r -> switch (r.status()) {
+            case 200 -> {
+                Map<String, ReadOutcome> read = new LinkedHashMap<>();
+                for (JsonNode item : json(r).path("items")) {
+                    read.put(item.path("key").asText(), item.path("found").asBoolean()
+                            ? new ReadOutcome.Value(Base64.getDecoder().decode(item.path("valueBase64").asText()),
+                                    item.path("token").asLong())
+                            : new ReadOutcome.NotFound());
+                }
+                yield new ClaimOutcome.Claimed(read);
+            }
+            case 409 -> refused(r);
+            default -> throw problem(r);
+        });
+    }
+
+    /** A 409 of a transaction or multi-read: every refused item ({@code refused}); any other 409 is a problem. */
+    private static Refused refused(HttpAnswer r) {
+        JsonNode refused = json(r).path("refused");
+        if (!refused.isArray() || refused.isEmpty()) {
+            throw problem(r);
+        }
+        Map<String, Stale> items = new LinkedHashMap<>();
+        for (JsonNode item : refused) {
+            long current = item.path("currentToken").asLong();
+            items.put(item.path("key").asText(), new Stale(current, item.path("fence").asLong(current), item.path("token").asLong()));
+        }
+        return new Refused(items);
     }
 
     private static Op<ReadOutcome> reading(HttpCall call, long token) {

@@ -128,6 +128,56 @@ class FencegateClientTest {
     }
 
     @Test
+    void aTransactionSendsEveryItemWithItsTokenAndReadsTheCommit() throws Exception {
+        answers.add(Answer.json(200, "{\"committed\":true,\"items\":[{\"key\":\"a/1\",\"token\":7,\"previousToken\":3},"
+                + "{\"key\":\"b\",\"token\":9,\"previousToken\":0}]}"));
+        TransactionOutcome out = client.transaction("main").put("a/1", 7, new byte[] {1, 2}).delete("b", 9).commit();
+        assertThat(out).isEqualTo(new TransactionOutcome.Committed(Map.of(
+                "a/1", new WriteOutcome.Applied(7, 3), "b", new WriteOutcome.Applied(9, 0))));
+        Seen s = lastRequest();
+        assertThat(s.method()).isEqualTo("POST");
+        assertThat(s.rawPath()).isEqualTo("/v1/stores/main/transactions");
+        assertThat(new String(s.body(), StandardCharsets.UTF_8)).isEqualTo("{\"ops\":["
+                + "{\"op\":\"put\",\"key\":\"a/1\",\"token\":7,\"valueBase64\":\"AQI=\"},"
+                + "{\"op\":\"delete\",\"key\":\"b\",\"token\":9}]}");
+    }
+
+    @Test
+    void aRefusedTransactionOrMultiReadNamesEveryRefusedItemAndOther409sAreErrors() throws Exception {
+        String refused = "{\"type\":\"urn:fencegate:problem:stale\",\"title\":\"Conflict\",\"status\":409,"
+                + "\"refused\":[{\"key\":\"a\",\"token\":5,\"currentToken\":5,\"fence\":5},"
+                + "{\"key\":\"b\",\"token\":5,\"currentToken\":2,\"fence\":8}]}";
+        answers.add(new Answer(409, "application/problem+json", refused.getBytes(StandardCharsets.UTF_8), Map.of()));
+        TransactionOutcome out = client.transaction("main").put("a", 5, new byte[0]).put("b", 5, new byte[0]).commitAsync().join();
+        assertThat(out).isEqualTo(new Refused(Map.of("a", new Stale(5, 5, 5), "b", new Stale(2, 8, 5))));
+        assertThat(((Refused) out).items().get("a").alreadyApplied()).isTrue();
+        answers.add(new Answer(409, "application/problem+json", refused.getBytes(StandardCharsets.UTF_8), Map.of()));
+        assertThat(client.getAll("main", Map.of("a", 5L, "b", 5L))).isInstanceOf(Refused.class);
+        answers.add(Answer.problem(409, "urn:fencegate:problem:stale"));
+        assertThatThrownBy(() -> client.transaction("main").put("a", 5, new byte[0]).commit())
+                .isInstanceOf(FencegateException.class);
+    }
+
+    @Test
+    void aFencedMultiReadSendsKeysAndTokensAndReadsValuesAndMissingItems() throws Exception {
+        answers.add(Answer.json(200, "{\"claimed\":true,\"items\":[{\"key\":\"a\",\"found\":true,\"token\":3,"
+                + "\"fence\":8,\"valueBase64\":\"aGk=\"},{\"key\":\"m\",\"found\":false,\"token\":0,\"fence\":8}]}"));
+        Map<String, Long> tokens = new java.util.LinkedHashMap<>();
+        tokens.put("a", 8L);
+        tokens.put("m", 8L);
+        ClaimOutcome out = client.getAll("main", tokens);
+        assertThat(out.claimed()).isTrue();
+        var items = ((ClaimOutcome.Claimed) out).items();
+        assertThat(((ReadOutcome.Value) items.get("a")).bytes()).isEqualTo("hi".getBytes(StandardCharsets.UTF_8));
+        assertThat(((ReadOutcome.Value) items.get("a")).token()).isEqualTo(3);
+        assertThat(items.get("m")).isInstanceOf(ReadOutcome.NotFound.class);
+        Seen s = lastRequest();
+        assertThat(s.rawPath()).isEqualTo("/v1/stores/main/fenced-reads");
+        assertThat(new String(s.body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"items\":[{\"key\":\"a\",\"token\":8},{\"key\":\"m\",\"token\":8}]}");
+    }
+
+    @Test
     void heldLockIsAnEmptyAcquireNotAnError() {
         answers.add(Answer.problem(423, "urn:fencegate:problem:lock-held"));
         assertThat(client.acquire("a", Duration.ofSeconds(1), Duration.ZERO)).isEmpty();

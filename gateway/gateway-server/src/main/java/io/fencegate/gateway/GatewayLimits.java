@@ -1,5 +1,6 @@
 package io.fencegate.gateway;
 
+import io.fencegate.store.GuardedOp;
 import java.time.Duration;
 
 /**
@@ -19,6 +20,8 @@ import java.time.Duration;
  *       whole time ({@link #bodyTimeout}).</li>
  *   <li>Temporary disk of bodies streamed into a store ({@link #tempDiskBytes}) and each key's
  *       share ({@link #tempDiskPerKeyBytes}).</li>
+ *   <li>Transactions across items and fenced multi-reads: items in one request
+ *       ({@link #maxTransactionItems}), the bytes of its body ({@link #maxTransactionBytesFor}).</li>
  *   <li>Metric series ({@link #MAX_METER_SERIES}): labels come from closed sets.</li>
  * </ul>
  */
@@ -41,6 +44,8 @@ public final class GatewayLimits {
     private Duration bodyTimeout = Duration.ofSeconds(60);
     private long tempDiskBytes = 1L << 30;
     private long tempDiskPerKeyBytes;
+    private int maxTransactionItems = 100;
+    private long maxTransactionBytes;
 
     /**
      * Longest request line (method, path, version), config {@code limits.maxInitialLineLength};
@@ -116,6 +121,26 @@ public final class GatewayLimits {
 
     public GatewayLimits tempDiskPerKeyBytes(long bytes) { this.tempDiskPerKeyBytes = bytes; return this; }
 
+    /**
+     * Most items one transaction or fenced multi-read may name, config
+     * {@code limits.maxTransactionItems}, default 100, at most {@link GuardedOp#MAX_ITEMS}: each
+     * item is a lock held in the database and a grant looked up; more is 413.
+     */
+    public int maxTransactionItems() { return maxTransactionItems; }
+    public GatewayLimits maxTransactionItems(int items) { this.maxTransactionItems = items; return this; }
+
+    /**
+     * Largest body of a transaction or fenced multi-read (JSON, values in it), config
+     * {@code limits.maxTransactionBytes}, at most {@code limits.maxBodyBytes}; default 1 MiB, or
+     * {@code maxBodyBytes} if that is lower. More is 413. The body is read whole, so it counts
+     * against {@link #bodyBudgetBytes}.
+     */
+    public long maxTransactionBytesFor(long maxBodyBytes) {
+        return maxTransactionBytes > 0 ? maxTransactionBytes : Math.min(1L << 20, maxBodyBytes);
+    }
+
+    public GatewayLimits maxTransactionBytes(long bytes) { this.maxTransactionBytes = bytes; return this; }
+
     /** Checks every bound against the others and the request limits; the message names the key. */
     void validate(long maxBodyBytes, int maxKeyBytes) {
         notNegative("limits.maxInitialLineLength", maxInitialLineLength);
@@ -137,6 +162,14 @@ public final class GatewayLimits {
         if (tempDiskPerKeyBytes > tempDiskBytes) {
             throw new IllegalArgumentException("limits.tempDiskPerKeyBytes must be at most limits.tempDiskBytes ("
                     + tempDiskBytes + "), was " + tempDiskPerKeyBytes);
+        }
+        if (maxTransactionItems < 1 || maxTransactionItems > GuardedOp.MAX_ITEMS) {
+            throw new IllegalArgumentException("limits.maxTransactionItems must be 1.." + GuardedOp.MAX_ITEMS + ", was "
+                    + maxTransactionItems);
+        }
+        if (maxTransactionBytes < 0 || maxTransactionBytes > maxBodyBytes) {
+            throw new IllegalArgumentException("limits.maxTransactionBytes must be 1..limits.maxBodyBytes (" + maxBodyBytes
+                    + "), was " + maxTransactionBytes);
         }
         positive("limits.bodyIdleTimeout", bodyIdleTimeout.toMillis());
         if (bodyTimeout.compareTo(bodyIdleTimeout) < 0) {

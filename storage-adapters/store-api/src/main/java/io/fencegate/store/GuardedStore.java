@@ -51,6 +51,47 @@ public interface GuardedStore extends AutoCloseable {
      */
     CompletionStage<ReadResult> fencedRead(String key, long token);
 
+    /**
+     * Whether {@link #transact} and {@link #fencedReadAll} are supported. A front end asks first
+     * and refuses the request with the store's reason ({@link #transactionsUnsupportedReason}).
+     */
+    default boolean transacts() {
+        return false;
+    }
+
+    /** Why this store has no {@link #transact}: shown to the caller that asked for one. */
+    default String transactionsUnsupportedReason() {
+        return getClass().getSimpleName() + " does not support transactions across items";
+    }
+
+    /**
+     * Applies the puts and deletes of {@code ops} (each with its own key and token) in one
+     * transaction: all of them if every item's guard admits its token under {@link #rule()}
+     * ({@link Committed}), none if any refuses ({@link Refused}, naming every refused item). The
+     * items are locked in one canonical order (unsigned byte order of their UTF-8 keys), so
+     * concurrent transactions over shared items wait for each other and never deadlock.
+     *
+     * <p>Refused with {@link IllegalArgumentException}, changing nothing: no ops, more than
+     * {@link GuardedOp#MAX_ITEMS}, a key twice, a bad key, token or value, values over
+     * {@link StoreLimits#maxValueBytes} together. A store that does not {@link #transacts()} fails
+     * the stage with {@link UnsupportedOperationException}.
+     */
+    default CompletionStage<TransactionResult> transact(java.util.List<GuardedOp> ops) {
+        return java.util.concurrent.CompletableFuture.failedFuture(
+                new UnsupportedOperationException(transactionsUnsupportedReason()));
+    }
+
+    /**
+     * Fenced reads of several items in one transaction: if every item admits its token
+     * ({@code fence <= token}), every fence is raised to its token and the items are answered
+     * ({@link Claimed}); if any refuses, no fence is raised ({@link Refused}). Locks, checks and
+     * failures as {@link #transact}.
+     */
+    default CompletionStage<ClaimResult> fencedReadAll(java.util.List<ItemClaim> claims) {
+        return java.util.concurrent.CompletableFuture.failedFuture(
+                new UnsupportedOperationException(transactionsUnsupportedReason()));
+    }
+
     GuardRule rule();
 
     /** The limits this store enforces (a front end such as the gateway checks them first). */

@@ -5,7 +5,11 @@
  *   <li>{@link io.fencegate.store.GuardedStore}: write, delete, read and fenced read of one item,
  *       each atomic in its backend; {@link io.fencegate.store.GuardedStatements}: SQL stores'
  *       named statements ({@link io.fencegate.store.NamedSql}) in one transaction under a key's
- *       guard row. Results are types: {@link io.fencegate.store.Applied},
+ *       guard row; {@link io.fencegate.store.GuardedStore#transact} and
+ *       {@link io.fencegate.store.GuardedStore#fencedReadAll}: several items
+ *       ({@link io.fencegate.store.GuardedOp}, {@link io.fencegate.store.ItemClaim}) in one
+ *       transaction, all or nothing ({@link io.fencegate.store.Committed},
+ *       {@link io.fencegate.store.Claimed}, {@link io.fencegate.store.Refused}). Results are types: {@link io.fencegate.store.Applied},
  *       {@link io.fencegate.store.Executed}, {@link io.fencegate.store.Found},
  *       {@link io.fencegate.store.Missing}, {@link io.fencegate.store.Stale}.</li>
  *   <li>What every store is configured with: {@link io.fencegate.store.StoreOptions} (the name,

@@ -69,6 +69,8 @@ public final class Defaults {
         Optional.ofNullable(l.tempDiskPerKeyBytes()).ifPresent(bounds::tempDiskPerKeyBytes);
         Optional.ofNullable(l.maxInitialLineLength()).ifPresent(bounds::maxInitialLineLength);
         Optional.ofNullable(l.maxHeaderBytes()).ifPresent(bounds::maxHeaderBytes);
+        Optional.ofNullable(l.maxTransactionItems()).ifPresent(bounds::maxTransactionItems);
+        Optional.ofNullable(l.maxTransactionBytes()).ifPresent(bounds::maxTransactionBytes);
         Map<String, java.time.Duration> delays = new LinkedHashMap<>();
         config.leases().lockDelay().forEach((prefix, delay) ->
                 delays.put(prefix, Durations.parse("leases.lockDelay.\"" + prefix + "\"", delay, java.time.Duration.ZERO)));

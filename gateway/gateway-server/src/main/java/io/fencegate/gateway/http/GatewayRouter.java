@@ -85,6 +85,8 @@ public final class GatewayRouter {
         ItemRoutes items = new ItemRoutes(gate, metrics, bodies, tempDisk, options.maxKeyBytes(), options.maxBodyBytes(),
                 options.requestTimeout());
         StatementRoutes statements = new StatementRoutes(gate, metrics, bodies, options.maxKeyBytes(), options.requestTimeout());
+        TransactionRoutes transactions = new TransactionRoutes(gate, metrics, bodies, options.maxKeyBytes(),
+                limits.maxTransactionItems(), limits.maxTransactionBytesFor(options.maxBodyBytes()), options.requestTimeout());
         OpsRoutes ops = new OpsRoutes(issuer, stores, metrics, PROBE_TIMEOUT);
         prometheus.watchIssuer(() -> issuer.failingClosed().isPresent());
 
@@ -109,7 +111,7 @@ public final class GatewayRouter {
         // Not timed: a stream lasts as long as the lease, which would swamp the latency histogram.
         router.get("/v1/leases/:leaseId/events").handler(events::watch);
         router.delete("/v1/leases/:leaseId").handler(metrics.timed("/v1/leases/{leaseId}", leases::release));
-        router.route(StoreTarget.PREFIX + "*").handler(ctx -> dispatch(ctx, byName, items, statements, metrics));
+        router.route(StoreTarget.PREFIX + "*").handler(ctx -> dispatch(ctx, byName, items, statements, transactions, metrics));
 
         router.route().failureHandler(Failures::handle);
         for (int status : new int[] {400, 404, 405, 413, 500}) {
@@ -123,7 +125,7 @@ public final class GatewayRouter {
      * path would have resolved the {@code ..} segments that must be refused.
      */
     private static void dispatch(RoutingContext ctx, Map<String, StoreBinding> stores, ItemRoutes items,
-            StatementRoutes statements, GatewayMetrics metrics) {
+            StatementRoutes statements, TransactionRoutes transactions, GatewayMetrics metrics) {
         HttpMethod method = ctx.request().method();
         if (method == HttpMethod.PUT || method == HttpMethod.POST) {
             ctx.request().pause(); // the body is read after the cheaper checks answered
@@ -137,14 +139,20 @@ public final class GatewayRouter {
             ctx.fail(p);
             return;
         }
-        String route = target.kind() == StoreTarget.Kind.ITEM
-                ? "/v1/stores/{store}/items/{key}" : "/v1/stores/{store}/statements/{name}";
+        String route = switch (target.kind()) {
+            case ITEM -> "/v1/stores/{store}/items/{key}";
+            case STATEMENT -> "/v1/stores/{store}/statements/{name}";
+            case TRANSACTIONS -> "/v1/stores/{store}/transactions";
+            case FENCED_READS -> "/v1/stores/{store}/fenced-reads";
+        };
         Handler<RoutingContext> handler = switch (target.kind()) {
             case ITEM -> method == HttpMethod.PUT ? c -> items.put(c, target)
                     : method == HttpMethod.GET ? c -> items.get(c, target)
                     : method == HttpMethod.DELETE ? c -> items.delete(c, target)
                     : GatewayRouter::notAllowed;
             case STATEMENT -> method == HttpMethod.POST ? c -> statements.post(c, target) : GatewayRouter::notAllowed;
+            case TRANSACTIONS -> method == HttpMethod.POST ? c -> transactions.transact(c, target) : GatewayRouter::notAllowed;
+            case FENCED_READS -> method == HttpMethod.POST ? c -> transactions.fencedReads(c, target) : GatewayRouter::notAllowed;
         };
         metrics.timed(route, handler).handle(ctx);
     }

@@ -25,6 +25,7 @@ public final class Problem extends RuntimeException {
     public static final String BODY_TIMEOUT = PREFIX + "body-timeout";
     public static final String TOO_MANY = PREFIX + "too-many";
     public static final String STALE = PREFIX + "stale";
+    public static final String NO_TRANSACTIONS = PREFIX + "transactions-unsupported";
     public static final String LOCK_HELD = PREFIX + "lock-held";
     public static final String LEASE_GONE = PREFIX + "lease-gone";
     public static final String UNAVAILABLE = PREFIX + "unavailable";

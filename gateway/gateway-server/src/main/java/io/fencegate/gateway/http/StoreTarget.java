@@ -6,11 +6,12 @@ import java.util.Map;
 
 /**
  * What a {@code /v1/stores/...} request addresses, parsed from the raw (undecoded, unnormalised)
- * path: the store, and an item key or a statement name still percent-encoded.
+ * path: the store, and an item key or a statement name still percent-encoded (nothing for a
+ * transaction or a fenced multi-read: their keys are in the body).
  */
 record StoreTarget(StoreBinding binding, Kind kind, String rawRest) {
 
-    enum Kind { ITEM, STATEMENT }
+    enum Kind { ITEM, STATEMENT, TRANSACTIONS, FENCED_READS }
 
     static final String PREFIX = "/v1/stores/";
 
@@ -34,6 +35,12 @@ record StoreTarget(StoreBinding binding, Kind kind, String rawRest) {
         }
         if (rest.startsWith("statements/")) {
             return new StoreTarget(binding, Kind.STATEMENT, rest.substring("statements/".length()));
+        }
+        if (rest.equals("transactions")) {
+            return new StoreTarget(binding, Kind.TRANSACTIONS, "");
+        }
+        if (rest.equals("fenced-reads")) {
+            return new StoreTarget(binding, Kind.FENCED_READS, "");
         }
         if (rest.equals("items")) {
             throw Problem.badRequest(Problem.BAD_KEY, "the key is empty");

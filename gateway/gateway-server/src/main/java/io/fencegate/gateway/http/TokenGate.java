@@ -5,6 +5,12 @@ import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
 import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The checks a token-carrying request passes before its body is read or its store is touched:
@@ -52,6 +58,25 @@ final class TokenGate {
                     "this API key may not use lock '" + PathDecoder.shorten(lock) + "'");
         }
         return lock;
+    }
+
+    /**
+     * {@link #admit} for several items (a transaction, a fenced multi-read): the API key's lock
+     * prefixes are checked for every item before the issuer is asked about any grant, and each
+     * distinct lock and token is asked once. The first refusal answers (403).
+     */
+    Future<Void> admitAll(RoutingContext ctx, StoreBinding binding, List<String> keys, List<Long> tokens) {
+        Map<String, Set<Long>> wanted = new LinkedHashMap<>();
+        try {
+            for (int i = 0; i < keys.size(); i++) {
+                wanted.computeIfAbsent(permitLock(ctx, binding, keys.get(i)), l -> new LinkedHashSet<>()).add(tokens.get(i));
+            }
+        } catch (Problem p) {
+            return Future.failedFuture(p);
+        }
+        List<Future<Void>> checks = new ArrayList<>();
+        wanted.forEach((lock, ts) -> ts.forEach(t -> checks.add(grants.require(ctx.vertx().getOrCreateContext(), lock, t))));
+        return Future.all(checks).mapEmpty();
     }
 
     /** Succeeds when {@code token} may touch {@code key} of {@code binding}; fails with a 403 problem otherwise. */

@@ -52,6 +52,18 @@ class ConfigLoaderTest {
         assertThat(o.limits().tempDiskPerKeyBytesFor(o.maxBodyBytes())).isEqualTo(250_000);
         assertThat(o.limits().maxInitialLineLengthFor(o.maxKeyBytes())).isEqualTo(8192);
         assertThat(o.limits().maxHeaderBytes()).isEqualTo(4096);
+        assertThat(o.limits().maxTransactionItems()).as("default").isEqualTo(100);
+        assertThat(o.limits().maxTransactionBytesFor(o.maxBodyBytes())).as("default: at most maxBodyBytes").isEqualTo(1024);
+        GatewayOptions tx = Defaults.options(ConfigLoader.parse(VALID.replace(limits,
+                "limits: { maxTransactionItems: 7, maxTransactionBytes: 512 }"), Map.of())).validate();
+        assertThat(tx.limits().maxTransactionItems()).isEqualTo(7);
+        assertThat(tx.limits().maxTransactionBytesFor(tx.maxBodyBytes())).isEqualTo(512);
+        assertThatThrownBy(() -> Defaults.options(ConfigLoader.parse(VALID.replace(limits,
+                "limits: { maxTransactionItems: 1001 }"), Map.of())).validate())
+                .hasMessageStartingWith("limits.maxTransactionItems must be 1..1000");
+        assertThatThrownBy(() -> Defaults.options(ConfigLoader.parse(VALID.replace(limits,
+                "limits: { maxBodyBytes: 1024, maxTransactionBytes: 2048 }"), Map.of())).validate())
+                .hasMessageStartingWith("limits.maxTransactionBytes must be 1..limits.maxBodyBytes");
 
         assertThatThrownBy(() -> Defaults.options(ConfigLoader.parse(VALID.replace(limits,
                 "limits: { maxKeyBytes: 2048, maxInitialLineLength: 4096 }"), Map.of())).validate())

@@ -46,7 +46,8 @@ public final class WriteCoalescer {
         CompletionStage<?> run(List<Write> batch);
     }
 
-    private static final Comparator<Write> BY_KEY = Comparator.comparing(Write::key);
+    // The order transactions lock items in too (ItemTransactions), so a batch and a transaction cannot deadlock.
+    private static final Comparator<Write> BY_KEY = Comparator.comparing(Write::key, ItemTransactions.KEY_ORDER);
 
     private final int slots;
     private final int maxBatch;

@@ -7,6 +7,8 @@
  *       an item's locked {@link io.fencegate.store.backend.ItemState} and a token. A store locks
  *       the item, asks the decision and stores its outcome; only SQL that must decide inside one
  *       statement (Postgres) repeats the rule, and its answer is checked against the decision.</li>
+ *   <li>{@link io.fencegate.store.backend.ItemTransactions}: transactions across items and fenced
+ *       multi-reads: their checks, the one order items are locked in, the all-or-nothing decision.</li>
  *   <li>{@link io.fencegate.store.backend.GuardInputs} with
  *       {@link io.fencegate.store.StoreLimits}: the input checks every operation starts with; bad
  *       input fails the stage and changes nothing.</li>

@@ -123,6 +123,20 @@ public final class FilesGuardedStore implements GuardedStore {
         }));
     }
 
+    /**
+     * No transactions across items here: each item is its own file, replaced by one atomic rename,
+     * and no file system renames several files atomically. All or nothing across a kill -9 would
+     * need a journal that every reader and writer of the directory replays first, in every
+     * process; a store that promised it without one would leave half a transaction behind after a
+     * crash. {@link #transact} and {@link #fencedReadAll} therefore fail with this reason.
+     */
+    @Override
+    public String transactionsUnsupportedReason() {
+        return "the files store has no transactions across items: each item is its own file, replaced by one"
+                + " atomic rename, and several files cannot be replaced atomically across a crash;"
+                + " use a SQL store (postgres or jdbc) for transactions";
+    }
+
     @Override
     public boolean streamsValues() {
         return true;

@@ -6,6 +6,11 @@ import com.zaxxer.hikari.pool.HikariPool;
 import io.fencegate.schema.FencegateSchema.Dialect;
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.store.Applied;
+import io.fencegate.store.ClaimResult;
+import io.fencegate.store.GuardedOp;
+import io.fencegate.store.ItemClaim;
+import io.fencegate.store.TransactionResult;
+import io.fencegate.store.backend.ItemTransactions;
 import io.fencegate.store.Executed;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStatements;
@@ -74,6 +79,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     private final PostgresOneStatement oneStatement;
     private final MySqlBatchWrites batchWrites;
     private final WriteCoalescer writes;
+    private final JdbcItemTransactions transactions;
 
     private JdbcGuardedStore(DataSource dataSource, HikariDataSource ownPool, JdbcStoreOptions options, boolean migrate) {
         this.ownPool = ownPool;
@@ -94,6 +100,7 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
         this.items = GuardRow.items(dialect);
         this.fences = GuardRow.fences(dialect);
         this.readSql = "SELECT token, fence, val FROM fencegate_item WHERE resource = ?";
+        this.transactions = new JdbcItemTransactions(items, rule, timeoutSeconds);
         this.oneStatement = dialect == Dialect.POSTGRESQL ? new PostgresOneStatement(rule) : null;
         // READ COMMITTED everywhere: MySQL's default REPEATABLE READ takes gap locks on a
         // missing row, and two first writers of one key would deadlock on them.
@@ -322,6 +329,28 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
                 items.raiseFence(c, key, token, timeoutSeconds);
             }
             return decision;
+        });
+    }
+
+    @Override
+    public boolean transacts() {
+        return true;
+    }
+
+    /** One JDBC transaction over every item's row, locked in key order ({@link JdbcItemTransactions}). */
+    @Override
+    public CompletionStage<TransactionResult> transact(List<GuardedOp> ops) {
+        return GuardInputs.checked(() -> ItemTransactions.checkOps(limits, ops), () -> {
+            List<GuardedOp> copy = List.copyOf(ops);
+            return tx.submit(c -> transactions.transact(c, copy));
+        });
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> fencedReadAll(List<ItemClaim> claims) {
+        return GuardInputs.checked(() -> ItemTransactions.checkClaims(limits, claims), () -> {
+            List<ItemClaim> copy = List.copyOf(claims);
+            return tx.submit(c -> transactions.fencedReadAll(c, copy));
         });
     }
 

@@ -8,7 +8,12 @@ import static io.fencegate.store.sql.PostgresGuardSql.READ;
 
 import io.fencegate.schema.FencegateSchema;
 import io.fencegate.spi.ConnectFailure;
+import io.fencegate.store.ClaimResult;
 import io.fencegate.store.Executed;
+import io.fencegate.store.GuardedOp;
+import io.fencegate.store.ItemClaim;
+import io.fencegate.store.TransactionResult;
+import io.fencegate.store.backend.ItemTransactions;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.GuardedStatements;
 import io.fencegate.store.GuardedStore;
@@ -39,6 +44,7 @@ import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -78,6 +84,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
     private final PgStoreOptions options;
     private final WriteCoalescer writes;
     private final StoreLimits limits;
+    private final PgItemTransactions transactions;
 
     private PgGuardedStore(Pool pool, PgStoreOptions options) {
         this.pool = pool;
@@ -87,6 +94,7 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
         // VARCHAR(2048) counts characters, the limit counts UTF-8 bytes: capping the bytes at the
         // column's length fits every key (n bytes are at most n characters).
         this.limits = options.limits().atMostKeyBytes(FencegateSchema.MAX_KEY_BYTES);
+        this.transactions = new PgItemTransactions(pool, options.rule());
     }
 
     /**
@@ -289,6 +297,24 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
                             .compose(ran -> conn.preparedQuery(ADVANCE_GUARD_ROW).execute(Tuple.of(key, token))
                                     .map(advanced -> (StatementResult) new Executed(current, ran.rowCount())));
                 }));
+    }
+
+    @Override
+    public boolean transacts() {
+        return true;
+    }
+
+    /** One transaction over every item's row, locked in key order ({@link PgItemTransactions}). */
+    @Override
+    public CompletionStage<TransactionResult> transact(List<GuardedOp> ops) {
+        return GuardInputs.checked(() -> ItemTransactions.checkOps(limits, ops),
+                () -> bounded(transactions.transact(List.copyOf(ops))));
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> fencedReadAll(List<ItemClaim> claims) {
+        return GuardInputs.checked(() -> ItemTransactions.checkClaims(limits, claims),
+                () -> bounded(transactions.fencedReadAll(List.copyOf(claims))));
     }
 
     private <T> Future<T> retry(int attempt, String key, Supplier<Future<T>> again) {

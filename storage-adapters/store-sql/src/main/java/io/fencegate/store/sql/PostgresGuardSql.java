@@ -30,6 +30,20 @@ public final class PostgresGuardSql {
     public static final String LOCK_GUARD_ROW = "SELECT token, fence FROM fencegate_fence WHERE resource = $1 FOR UPDATE";
     public static final String ADVANCE_GUARD_ROW = "UPDATE fencegate_fence SET token = $2, fence = $2 WHERE resource = $1";
 
+    /**
+     * A transaction across items (and a fenced multi-read) locks each item's row in key order:
+     * {@link #LOCK_ITEM}; a missing one is created empty ({@link #CREATE_ITEM}, which then holds it,
+     * or waits for a concurrent creator and answers nothing: lock again). Then {@link #ADVANCE_ITEM}
+     * or {@link #RAISE_ITEM_FENCE} per item, or a rollback that removes the rows it created.
+     */
+    public static final String LOCK_ITEM = "SELECT val, token, fence FROM fencegate_item WHERE resource = $1 FOR UPDATE";
+    public static final String CREATE_ITEM = "INSERT INTO fencegate_item (resource, val, token, fence) VALUES ($1, NULL, 0, 0)"
+            + " ON CONFLICT (resource) DO NOTHING RETURNING 1";
+    /** Parameters: key, value (NULL: a tombstone), token. SET reads the old row, so previous_token is the old token. */
+    public static final String ADVANCE_ITEM =
+            "UPDATE fencegate_item SET val = $2, token = $3, fence = $3, previous_token = token WHERE resource = $1";
+    public static final String RAISE_ITEM_FENCE = "UPDATE fencegate_item SET fence = $2 WHERE resource = $1";
+
     private PostgresGuardSql() {}
 
     /** The same text with JDBC's {@code ?} placeholders, bound in order of occurrence. */
