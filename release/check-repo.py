@@ -4,8 +4,9 @@
     check-repo.py REPOSITORY_DIR VERSION [--signed]
 
 What must be there: fencegate-bom and every artifact it lists, each with its pom; for a jar, its
--sources.jar (with .java files) and -javadoc.jar (with index.html); every io.fencegate parent of
-those poms; every io.fencegate artifact that one of them needs (neither optional nor test-scoped).
+-sources.jar (with .java files) and -javadoc.jar (with index.html), or for a jar without code (the
+starter) a README in both; every io.fencegate parent of those poms; every io.fencegate artifact
+that one of them needs (neither optional nor test-scoped).
 Nothing else of io.fencegate may be there (no example, benchmark or test module). With --signed,
 an .asc beside every file. Exits 1 with the list of what is wrong.
 """
@@ -40,6 +41,10 @@ class Repository:
             return None
         return ET.parse(path).getroot()
 
+    def has_code(self, artifact):
+        path = self.file(artifact, ".jar")
+        return path.is_file() and any(n.endswith(".class") for n in zipfile.ZipFile(path).namelist())
+
     def need(self, artifact, suffix, entry=None):
         path = self.file(artifact, suffix)
         if not path.is_file():
@@ -65,9 +70,13 @@ def main(root, version, *flags):
             continue
         published.add(artifact)
         if text(pom, "m:packaging", "jar") == "jar":
-            repo.need(artifact, ".jar", lambda n: n.endswith(".class"))
-            repo.need(artifact, "-sources.jar", lambda n: n.endswith(".java"))
-            repo.need(artifact, "-javadoc.jar", lambda n: n == "index.html")
+            repo.need(artifact, ".jar")
+            if repo.has_code(artifact):
+                repo.need(artifact, "-sources.jar", lambda n: n.endswith(".java"))
+                repo.need(artifact, "-javadoc.jar", lambda n: n == "index.html")
+            else:  # a starter: dependencies only, and a README in each (Central wants both jars)
+                repo.need(artifact, "-sources.jar", lambda n: n == "README.md")
+                repo.need(artifact, "-javadoc.jar", lambda n: n == "README.md")
         for kind in types - {"jar"}:
             repo.need(artifact, "." + kind)
         for dep in pom.findall("m:dependencies/m:dependency", NS):
