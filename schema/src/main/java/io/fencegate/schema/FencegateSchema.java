@@ -11,7 +11,7 @@ import org.flywaydb.core.api.configuration.FluentConfiguration;
 
 /**
  * fencegate's tables ({@code fencegate_item}, {@code fencegate_fence}, {@code fencegate_token_mark},
- * {@code fencegate_store_claim}: see {@link StoreClaim}) as Flyway migrations under
+ * {@code fencegate_store_claim}: see {@code io.fencegate.store.sql.StoreClaim}) as Flyway migrations under
  * {@code db/fencegate/}: one folder per database for what its SQL needs of its own, and
  * {@code common/} for migrations every database runs as written (one file, not three copies).
  * Applications that run Flyway themselves may add {@link #locations(Dialect)} to their locations

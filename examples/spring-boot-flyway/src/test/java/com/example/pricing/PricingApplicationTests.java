@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -105,12 +106,13 @@ class PricingApplicationTests {
 
     @Test
     void bootsManagedVersionsAreTheOnesOnTheClasspath() {
-        // What spring-boot-starter-parent 3.5.7 pins, not what fencegate's own build uses
-        // (Flyway 13.12.0, HikariCP 7.1.0, PgJDBC 42.7.14, jOOQ 3.19.39).
-        assertThat(jarOf(Flyway.class)).startsWith("flyway-core-11.7.");
-        assertThat(jarOf(com.zaxxer.hikari.HikariDataSource.class)).startsWith("HikariCP-6.");
-        assertThat(jarOf(org.postgresql.Driver.class)).isEqualTo("postgresql-42.7.8.jar");
-        assertThat(jarOf(org.jooq.DSLContext.class)).startsWith("jooq-3.19.").isNotEqualTo("jooq-3.19.39.jar");
+        // What spring-boot-starter-parent pins (3.5.7, or 4.0.7 for a Boot 4 application), not what
+        // fencegate's own build uses (Flyway 13.12.0, HikariCP 7.1.0, PgJDBC 42.7.14, jOOQ 3.19.39).
+        boolean boot4 = SpringBootVersion.getVersion().startsWith("4.");
+        assertThat(jarOf(Flyway.class)).isEqualTo(boot4 ? "flyway-core-11.14.1.jar" : "flyway-core-11.7.2.jar");
+        assertThat(jarOf(com.zaxxer.hikari.HikariDataSource.class)).isEqualTo(boot4 ? "HikariCP-7.0.2.jar" : "HikariCP-6.3.3.jar");
+        assertThat(jarOf(org.postgresql.Driver.class)).isEqualTo(boot4 ? "postgresql-42.7.11.jar" : "postgresql-42.7.8.jar");
+        assertThat(jarOf(org.jooq.DSLContext.class)).isEqualTo(boot4 ? "jooq-3.19.35.jar" : "jooq-3.19.27.jar");
     }
 
     private static String jarOf(Class<?> type) {

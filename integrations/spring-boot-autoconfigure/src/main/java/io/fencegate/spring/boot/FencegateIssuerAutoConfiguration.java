@@ -23,9 +23,13 @@ import org.springframework.context.annotation.Configuration;
  * An application that defines its own {@code LeaseIssuer} bean keeps it. A {@link MultiLock} bean
  * takes several locks of that issuer as one group.
  */
+// By name, Boot 3's and Boot 4's (whose auto-configurations moved to modules of their own): a
+// missing name is ignored, so one jar orders itself right on both.
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 @EnableConfigurationProperties(FencegateProperties.class)
 public class FencegateIssuerAutoConfiguration {
 

@@ -31,9 +31,13 @@ import org.springframework.context.annotation.Bean;
  * join Spring's transactions the way its own jOOQ code does), else a jOOQ context on the DataSource.
  * fencegate's tables are migrated first unless {@code fencegate.jdbc.migrate=false}.
  */
+// Boot 3's names and Boot 4's: without Boot 4's, the DataSource is not there yet when the
+// single-candidate condition below is evaluated, and no guard bean is made.
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-        "org.springframework.boot.autoconfigure.jooq.JooqAutoConfiguration"})
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jooq.JooqAutoConfiguration",
+        "org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration"})
 @ConditionalOnClass({GuardRowTransactions.class, DSLContext.class})
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnProperty(prefix = "fencegate.jdbc", name = "enabled", matchIfMissing = true)

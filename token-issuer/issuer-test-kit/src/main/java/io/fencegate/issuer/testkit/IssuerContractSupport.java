@@ -42,7 +42,7 @@ public abstract class IssuerContractSupport {
         return Duration.ofSeconds(20);
     }
 
-    /** Threads in {@link #concurrentAcquisitionsNeverOverlapAndTokensStrictlyIncreasePerLock}. */
+    /** Threads in {@code concurrentAcquisitionsNeverOverlapAndTokensStrictlyIncreasePerLock}. */
     protected int concurrentThreads() {
         return 8;
     }
