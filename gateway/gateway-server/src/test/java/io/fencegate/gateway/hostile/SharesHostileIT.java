@@ -36,9 +36,14 @@ class SharesHostileIT extends HostileTenantTestBase {
         return "limits: { requestTimeout: 5s, perKey: { watchStreams: 200, waiters: 20, leases: 150 } }";
     }
 
-    /** Key a fills its prefix with idle locks of long names, then lists its leases over and over. */
+    /**
+     * Key a fills its prefix with idle locks of long names, 1.2 MB of names (more than a ZooKeeper
+     * client's default 1 MiB reply), then lists its leases over and over; key b lists its own
+     * meanwhile, and every listing of b's answers 200 with b's lease in it.
+     */
     @Test
-    void aListingTooLargeForZooKeeperLeavesKeyBsLeasesWhole(TestInfo test) throws Exception {
+    void longNamedIdleLocksLeaveEveryKeysListing(TestInfo test) throws Exception {
+        List<String> bListings = java.util.Collections.synchronizedList(new ArrayList<>());
         assertKeyBUnharmedBy(test, (a, gateway) -> {
             ExecutorService pool = Executors.newFixedThreadPool(8);
             try {
@@ -57,6 +62,8 @@ class SharesHostileIT extends HostileTenantTestBase {
             } finally {
                 pool.shutdownNow();
             }
+            Tenant b = new Tenant(gateway.uri, HostileGateway.KEY_B);
+            Tenant.Lease listed = b.acquire("b/listed", 60_000);
             AtomicBoolean stop = new AtomicBoolean();
             Thread lister = SteadyMix.daemon("listing-flood", () -> {
                 while (!stop.get()) {
@@ -67,11 +74,26 @@ class SharesHostileIT extends HostileTenantTestBase {
                     }
                 }
             });
+            Thread bLister = SteadyMix.daemon("b-listing", () -> {
+                while (!stop.get()) {
+                    try {
+                        HttpResponse<byte[]> r = b.send(b.request("/v1/leases?prefix=b/listed").GET().build());
+                        String body = new String(r.body(), StandardCharsets.UTF_8);
+                        bListings.add(r.statusCode() == 200 && body.contains("\"b/listed\"") ? "ok" : r.statusCode() + " " + body);
+                        Thread.sleep(100);
+                    } catch (Exception e) {
+                        bListings.add(e.toString());
+                    }
+                }
+            });
             return () -> {
                 stop.set(true);
                 lister.join(15_000);
+                bLister.join(15_000);
+                b.send(b.request("/v1/leases/" + listed.leaseId()).DELETE().build());
             };
         });
+        assertThat(bListings).as("b's listings while a's long names fill ZooKeeper").isNotEmpty().containsOnly("ok");
     }
 
     /**
