@@ -19,6 +19,9 @@ import java.time.Duration;
  *       whole time ({@link #bodyTimeout}).</li>
  *   <li>Temporary disk of bodies streamed into a store ({@link #tempDiskBytes}) and each key's
  *       share ({@link #tempDiskPerKeyBytes}).</li>
+ *   <li>Lock names lately used through this gateway, in bytes ({@link #lockNameBytes}), each API
+ *       key's share ({@code limits.perKey.lockNameBytes}, {@link KeyShares#lockNameBytes}) and how
+ *       long a name counts ({@link #lockNameWindow}).</li>
  *   <li>Metric series ({@link #MAX_METER_SERIES}): labels come from closed sets.</li>
  * </ul>
  */
@@ -41,6 +44,10 @@ public final class GatewayLimits {
     private Duration bodyTimeout = Duration.ofSeconds(60);
     private long tempDiskBytes = 1L << 30;
     private long tempDiskPerKeyBytes;
+    private long lockNameBytes = DEFAULT_LOCK_NAME_BYTES;
+    private Duration lockNameWindow = Duration.ofMinutes(10);
+    /** Default {@link #lockNameBytes}: a quarter of the ZooKeeper issuer's default {@code listingMaxBytes}. */
+    public static final long DEFAULT_LOCK_NAME_BYTES = 16L << 20;
 
     /**
      * Longest request line (method, path, version), config {@code limits.maxInitialLineLength};
@@ -116,6 +123,26 @@ public final class GatewayLimits {
 
     public GatewayLimits tempDiskPerKeyBytes(long bytes) { this.tempDiskPerKeyBytes = bytes; return this; }
 
+    /**
+     * Bytes of lock names this gateway's callers may have used lately, config
+     * {@code limits.lockNameBytes}, default 16 MiB: each name counts {@code 4 + 4/3 × its UTF-8
+     * bytes} (at least 64) from an acquire through this gateway until its ttl plus
+     * {@link #lockNameWindow} after the last one; a name already counted costs nothing. A new name
+     * past it is answered 503 with {@code Retry-After}. Why: idle locks stay in the issuer for a
+     * while, and a ZooKeeper listing reads every lock name in one reply, which the issuer's
+     * {@code listingMaxBytes} (default 64 MiB) must hold for all gateways together.
+     */
+    public long lockNameBytes() { return lockNameBytes; }
+    public GatewayLimits lockNameBytes(long bytes) { this.lockNameBytes = bytes; return this; }
+
+    /**
+     * How long a lock name counts after its lease's ttl, config {@code limits.lockNameWindow},
+     * default 10m: the ZooKeeper issuer's default {@code forgetIdleLocksAfter}, how long it keeps an
+     * idle lock. Set them together.
+     */
+    public Duration lockNameWindow() { return lockNameWindow; }
+    public GatewayLimits lockNameWindow(Duration window) { this.lockNameWindow = window; return this; }
+
     /** Checks every bound against the others and the request limits; the message names the key. */
     void validate(long maxBodyBytes, int maxKeyBytes) {
         notNegative("limits.maxInitialLineLength", maxInitialLineLength);
@@ -138,6 +165,8 @@ public final class GatewayLimits {
             throw new IllegalArgumentException("limits.tempDiskPerKeyBytes must be at most limits.tempDiskBytes ("
                     + tempDiskBytes + "), was " + tempDiskPerKeyBytes);
         }
+        positive("limits.lockNameBytes", lockNameBytes);
+        notNegative("limits.lockNameWindow", lockNameWindow.toMillis());
         positive("limits.bodyIdleTimeout", bodyIdleTimeout.toMillis());
         if (bodyTimeout.compareTo(bodyIdleTimeout) < 0) {
             throw new IllegalArgumentException("limits.bodyTimeout (" + bodyTimeout

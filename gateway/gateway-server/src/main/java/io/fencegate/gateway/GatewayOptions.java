@@ -140,7 +140,7 @@ public final class GatewayOptions {
             }
         }
         limits.validate(maxBodyBytes, maxKeyBytes);
-        keyShares.validate();
+        keyShares.validate(limits.lockNameBytes());
         auth.validate();
         if (!auth.enabled() && !isLoopback(host)) {
             throw new IllegalArgumentException("server.host is '" + host

@@ -72,19 +72,19 @@ public record GatewayConfig(
     public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait,
                          Long bodyBudgetBytes, Long bodyBudgetPerKeyBytes, String bodyIdleTimeout, String bodyTimeout,
                          Long tempDiskBytes, Long tempDiskPerKeyBytes, Integer maxInitialLineLength, Integer maxHeaderBytes,
-                         PerKey perKey) {
+                         PerKey perKey, Long lockNameBytes, String lockNameWindow) {
         public Limits {
-            perKey = perKey == null ? new PerKey(null, null, null, null, null, null) : perKey;
+            perKey = perKey == null ? new PerKey(null, null, null, null, null, null, null, null, null) : perKey;
         }
 
         /** The request limits alone. */
         public Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {
             this(maxBodyBytes, maxKeyBytes, requestTimeout, maxTtl, maxWait, null, null, null, null, null, null, null, null,
-                    null);
+                    null, null, null);
         }
     }
 
     /** {@code limits.perKey}: see {@code io.fencegate.gateway.KeyShares} for each share and its default. */
     public record PerKey(Integer watchStreams, Integer watchedLeases, Integer statusStreams, Integer keylessStatusStreams,
-                         Integer waiters, Integer leases) {}
+                         Integer waiters, Integer leases, Long lockNameBytes, Integer requests, Integer keylessRequests) {}
 }

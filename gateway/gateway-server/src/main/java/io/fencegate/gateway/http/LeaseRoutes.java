@@ -54,9 +54,14 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             ctx.fail(LeaseAccess.forbidden(lock));
             return;
         }
-        // The key's shares, before any work: its live leases, and its acquires waiting for a lock.
+        // The key's shares, before any work: lock names lately used, its live leases, and its acquires waiting for a lock.
         String bucket = shares.bucket(ctx);
-        Problem refused = shares.leases().reserve(bucket);
+        Problem refused = shares.useLockName(bucket, lock, ttlMs);
+        if (refused != null) {
+            ctx.fail(refused);
+            return;
+        }
+        refused = shares.leases().reserve(bucket);
         boolean waits = waitMs > 0;
         if (refused == null && waits) {
             refused = shares.startWait(bucket);
