@@ -156,6 +156,7 @@ public abstract class ExpiryContract extends WaitingContract {
     @Test
     void aListingIsUnharmedByManyLongLockNamesUnderAnotherPrefix() throws Exception {
         LeaseIssuer a = issuer();
+        LeaseIssuer quietOne = issuer();
         String crowded = lock("crowded") + "/";
         String quiet = lock("quiet") + "/";
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
@@ -182,7 +183,7 @@ public abstract class ExpiryContract extends WaitingContract {
         } finally {
             pool.shutdownNow();
         }
-        Lease mine = acquired(issuer(), quiet + "mine", LONG_TTL);
+        Lease mine = acquired(quietOne, quiet + "mine", LONG_TTL);
 
         io.fencegate.issuer.LeasePage other = await(a.list(quiet, null, 10));
         assertThat(other.leases()).extracting(io.fencegate.issuer.LeaseInfo::lock).containsExactly(mine.lock());
