@@ -35,9 +35,9 @@ class MemoryHostileIT extends HostileTenantTestBase {
     }
 
     /**
-     * Sixteen workers of a's stream 4 MiB bodies into the files store as fast as they can, each
-     * with a lease of its own: the bodies in flight must not hold the heap, nor take b's uploads'
-     * place.
+     * Eight workers of a's (as many 4 MiB bodies as its share of the temporary disk holds) stream
+     * 4 MiB bodies into the files store as fast as they can, each with a lease of its own: the
+     * bodies in flight must not hold the heap, nor take b's uploads' place.
      */
     @Test
     void manyFastStreamedUploadsDoNotHoldTheHeap(TestInfo test) throws Exception {
@@ -46,7 +46,7 @@ class MemoryHostileIT extends HostileTenantTestBase {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger applied = new AtomicInteger();
             java.util.List<Thread> workers = new java.util.ArrayList<>();
-            for (int w = 0; w < 16; w++) {
+            for (int w = 0; w < TEMP_DISK_PER_KEY / UPLOAD_BYTES; w++) {
                 String lock = "files/a/uploads/" + w;
                 workers.add(SteadyMix.daemon("streamed-uploads-" + w, () -> {
                     while (!stop.get()) {
@@ -65,7 +65,7 @@ class MemoryHostileIT extends HostileTenantTestBase {
                     }
                 }));
             }
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() -> applied.get() >= 16);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() -> applied.get() >= TEMP_DISK_PER_KEY / UPLOAD_BYTES);
             return () -> {
                 stop.set(true);
                 for (Thread t : workers) {
