@@ -22,6 +22,9 @@ import java.time.Duration;
  *       share ({@link #tempDiskPerKeyBytes}).</li>
  *   <li>Transactions across items and fenced multi-reads: items in one request
  *       ({@link #maxTransactionItems}), the bytes of its body ({@link #maxTransactionBytesFor}).</li>
+ *   <li>Lock names lately used through this gateway, in bytes ({@link #lockNameBytes}), each API
+ *       key's share ({@code limits.perKey.lockNameBytes}, {@link KeyShares#lockNameBytes}) and how
+ *       long a name counts ({@link #lockNameWindow}).</li>
  *   <li>Metric series ({@link #MAX_METER_SERIES}): labels come from closed sets.</li>
  * </ul>
  */
@@ -46,6 +49,10 @@ public final class GatewayLimits {
     private long tempDiskPerKeyBytes;
     private int maxTransactionItems = 100;
     private long maxTransactionBytes;
+    private long lockNameBytes = DEFAULT_LOCK_NAME_BYTES;
+    private Duration lockNameWindow = Duration.ofMinutes(10);
+    /** Default {@link #lockNameBytes}: a quarter of the ZooKeeper issuer's default {@code listingMaxBytes}. */
+    public static final long DEFAULT_LOCK_NAME_BYTES = 16L << 20;
 
     /**
      * Longest request line (method, path, version), config {@code limits.maxInitialLineLength};
@@ -140,6 +147,24 @@ public final class GatewayLimits {
     }
 
     public GatewayLimits maxTransactionBytes(long bytes) { this.maxTransactionBytes = bytes; return this; }
+     * Bytes of lock names this gateway's callers may have used lately, config
+     * {@code limits.lockNameBytes}, default 16 MiB: each name counts {@code 4 + 4/3 × its UTF-8
+     * bytes} (at least 64) from an acquire through this gateway until its ttl plus
+     * {@link #lockNameWindow} after the last one; a name already counted costs nothing. A new name
+     * past it is answered 503 with {@code Retry-After}. Why: idle locks stay in the issuer for a
+     * while, and a ZooKeeper listing reads every lock name in one reply, which the issuer's
+     * {@code listingMaxBytes} (default 64 MiB) must hold for all gateways together.
+     */
+    public long lockNameBytes() { return lockNameBytes; }
+    public GatewayLimits lockNameBytes(long bytes) { this.lockNameBytes = bytes; return this; }
+
+    /**
+     * How long a lock name counts after its lease's ttl, config {@code limits.lockNameWindow},
+     * default 10m: the ZooKeeper issuer's default {@code forgetIdleLocksAfter}, how long it keeps an
+     * idle lock. Set them together.
+     */
+    public Duration lockNameWindow() { return lockNameWindow; }
+    public GatewayLimits lockNameWindow(Duration window) { this.lockNameWindow = window; return this; }
 
     /** Checks every bound against the others and the request limits; the message names the key. */
     void validate(long maxBodyBytes, int maxKeyBytes) {
@@ -171,6 +196,8 @@ public final class GatewayLimits {
             throw new IllegalArgumentException("limits.maxTransactionBytes must be 1..limits.maxBodyBytes (" + maxBodyBytes
                     + "), was " + maxTransactionBytes);
         }
+        positive("limits.lockNameBytes", lockNameBytes);
+        notNegative("limits.lockNameWindow", lockNameWindow.toMillis());
         positive("limits.bodyIdleTimeout", bodyIdleTimeout.toMillis());
         if (bodyTimeout.compareTo(bodyIdleTimeout) < 0) {
             throw new IllegalArgumentException("limits.bodyTimeout (" + bodyTimeout

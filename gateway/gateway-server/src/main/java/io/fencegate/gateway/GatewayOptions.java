@@ -101,7 +101,7 @@ public final class GatewayOptions {
 
     /** The bounds on what a client may make the gateway hold (config {@code limits:}): bodies, temporary disk, HTTP parsing. */
     public GatewayLimits limits() { return limits; }
-    /** Each API key's share of streams, watched leases, waiters and live leases (config {@code limits.perKey}). */
+    /** Each API key's share of streams, watched leases, waiters, live leases, requests in flight and lock names (config {@code limits.perKey}). */
     public KeyShares keyShares() { return keyShares; }
     public GatewayOptions keyShares(KeyShares keyShares) { this.keyShares = Objects.requireNonNull(keyShares); return this; }
 
@@ -140,7 +140,7 @@ public final class GatewayOptions {
             }
         }
         limits.validate(maxBodyBytes, maxKeyBytes);
-        keyShares.validate();
+        keyShares.validate(limits.lockNameBytes());
         auth.validate();
         if (!auth.enabled() && !isLoopback(host)) {
             throw new IllegalArgumentException("server.host is '" + host

@@ -17,6 +17,11 @@ public final class KeyShares {
     public static final int TOTAL_WATCHED_LEASES = 1000;
     /** Status streams ({@code GET /ui/events}) one gateway serves at once: each probes the backends every second. */
     public static final int TOTAL_STATUS_STREAMS = 50;
+    /**
+     * Requests one gateway serves at once (lease watch and status streams aside: they have their
+     * own totals); past it the next is answered 503 with {@code Retry-After}.
+     */
+    public static final int TOTAL_REQUESTS = 20_000;
     /** Acquires waiting for a lock ({@code waitMs > 0}) at once, on one gateway. */
     public static final int TOTAL_WAITERS = 10_000;
 
@@ -26,6 +31,9 @@ public final class KeyShares {
     private int keylessStatusStreams = 10;
     private int waiters = 100;
     private int leases = 10_000;
+    private long lockNameBytes = 4L << 20;
+    private int requests = 512;
+    private int keylessRequests = 64;
 
     /** One key's lease watch streams at once (default 1000). */
     public int watchStreams() { return watchStreams; }
@@ -55,6 +63,34 @@ public final class KeyShares {
     public int leases() { return leases; }
     public KeyShares leases(int n) { this.leases = n; return this; }
 
+    /**
+     * Bytes of lock names one key may have used lately through this gateway (default 4 MiB, a
+     * quarter of the default {@code limits.lockNameBytes}; how a name counts:
+     * {@link GatewayLimits#lockNameBytes}). About 2,900 names of 1 KiB, or 65,000 short ones, per
+     * {@code limits.lockNameWindow}; a name the key already uses costs nothing more.
+     */
+    public long lockNameBytes() { return lockNameBytes; }
+    public KeyShares lockNameBytes(long bytes) { this.lockNameBytes = bytes; return this; }
+
+    /**
+     * One key's requests in flight at once, from its head to its answer's end, whatever the number
+     * of connections they come on (default 512); lease watch streams count in
+     * {@link #watchStreams} instead. Past it the key's next request is answered 429 with
+     * {@code Retry-After} before any work. Why: requests a key keeps open (slow bodies, waiting
+     * acquires, slow stores) each hold a connection, a timer and buffers; without a share one key
+     * that opens hundreds of connections holds what everybody shares.
+     */
+    public int requests() { return requests; }
+    public KeyShares requests(int n) { this.requests = n; return this; }
+
+    /**
+     * Requests in flight of every caller without a key, together ({@code /health}, {@code /metrics},
+     * {@code /openapi.yaml}, {@code /ui}; default 64). Status streams count in
+     * {@link #keylessStatusStreams} instead.
+     */
+    public int keylessRequests() { return keylessRequests; }
+    public KeyShares keylessRequests(int n) { this.keylessRequests = n; return this; }
+
     /** @throws IllegalArgumentException naming the setting, for a share under 1 or over its total */
     void validate() {
         check("watchStreams", watchStreams, TOTAL_WATCH_STREAMS);
@@ -63,7 +99,21 @@ public final class KeyShares {
         check("keylessStatusStreams", keylessStatusStreams, TOTAL_STATUS_STREAMS);
         check("waiters", waiters, TOTAL_WAITERS);
         check("leases", leases, Integer.MAX_VALUE);
+        check("requests", requests, TOTAL_REQUESTS);
+        check("keylessRequests", keylessRequests, TOTAL_REQUESTS);
     }
+
+    /** ... and {@code lockNameBytes} against {@code limits.lockNameBytes}. */
+    void validate(long totalLockNameBytes) {
+        validate();
+        if (lockNameBytes < MIN_LOCK_NAME_BYTES || lockNameBytes > totalLockNameBytes) {
+            throw new IllegalArgumentException("limits.perKey.lockNameBytes must be from " + MIN_LOCK_NAME_BYTES
+                    + " to limits.lockNameBytes (" + totalLockNameBytes + "), was " + lockNameBytes);
+        }
+    }
+
+    /** The least share of lock-name bytes: a few names of the longest kind (4 KiB). */
+    static final long MIN_LOCK_NAME_BYTES = 64 * 1024;
 
     private static void check(String name, int value, int total) {
         if (value < 1 || value > total) {

@@ -57,6 +57,9 @@ public final class Defaults {
         Optional.ofNullable(perKey.keylessStatusStreams()).ifPresent(shares::keylessStatusStreams);
         Optional.ofNullable(perKey.waiters()).ifPresent(shares::waiters);
         Optional.ofNullable(perKey.leases()).ifPresent(shares::leases);
+        Optional.ofNullable(perKey.lockNameBytes()).ifPresent(shares::lockNameBytes);
+        Optional.ofNullable(perKey.requests()).ifPresent(shares::requests);
+        Optional.ofNullable(perKey.keylessRequests()).ifPresent(shares::keylessRequests);
         o.requestTimeout(Durations.parse("limits.requestTimeout", l.requestTimeout(), o.requestTimeout()));
         o.maxTtl(Durations.parse("limits.maxTtl", l.maxTtl(), o.maxTtl()));
         o.maxWait(Durations.parse("limits.maxWait", l.maxWait(), o.maxWait()));
@@ -71,6 +74,8 @@ public final class Defaults {
         Optional.ofNullable(l.maxHeaderBytes()).ifPresent(bounds::maxHeaderBytes);
         Optional.ofNullable(l.maxTransactionItems()).ifPresent(bounds::maxTransactionItems);
         Optional.ofNullable(l.maxTransactionBytes()).ifPresent(bounds::maxTransactionBytes);
+        Optional.ofNullable(l.lockNameBytes()).ifPresent(bounds::lockNameBytes);
+        bounds.lockNameWindow(Durations.parse("limits.lockNameWindow", l.lockNameWindow(), bounds.lockNameWindow()));
         Map<String, java.time.Duration> delays = new LinkedHashMap<>();
         config.leases().lockDelay().forEach((prefix, delay) ->
                 delays.put(prefix, Durations.parse("leases.lockDelay.\"" + prefix + "\"", delay, java.time.Duration.ZERO)));

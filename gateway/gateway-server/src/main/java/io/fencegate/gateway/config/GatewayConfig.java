@@ -72,9 +72,10 @@ public record GatewayConfig(
     public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait,
                          Long bodyBudgetBytes, Long bodyBudgetPerKeyBytes, String bodyIdleTimeout, String bodyTimeout,
                          Long tempDiskBytes, Long tempDiskPerKeyBytes, Integer maxInitialLineLength, Integer maxHeaderBytes,
-                         PerKey perKey, Integer maxTransactionItems, Long maxTransactionBytes) {
+                         PerKey perKey, Integer maxTransactionItems, Long maxTransactionBytes,
+                         Long lockNameBytes, String lockNameWindow) {
         public Limits {
-            perKey = perKey == null ? new PerKey(null, null, null, null, null, null) : perKey;
+            perKey = perKey == null ? new PerKey(null, null, null, null, null, null, null, null, null) : perKey;
         }
 
         /** The request limits alone. */
@@ -86,5 +87,5 @@ public record GatewayConfig(
 
     /** {@code limits.perKey}: see {@code io.fencegate.gateway.KeyShares} for each share and its default. */
     public record PerKey(Integer watchStreams, Integer watchedLeases, Integer statusStreams, Integer keylessStatusStreams,
-                         Integer waiters, Integer leases) {}
+                         Integer waiters, Integer leases, Long lockNameBytes, Integer requests, Integer keylessRequests) {}
 }

@@ -69,7 +69,8 @@ public final class GatewayRouter {
             }
         }
         TokenGate gate = new TokenGate(new GrantCheck(issuer, options.requestTimeout()));
-        TenantShares shares = new TenantShares(options.keyShares(), options.auth().enabled());
+        TenantShares shares = new TenantShares(options.keyShares(), options.limits(), options.auth().enabled());
+        InFlightRequests inFlight = new InFlightRequests(shares);
         LeaseRoutes leases = new LeaseRoutes(issuer, metrics, options.maxTtl(), options.maxWait(), options.requestTimeout(),
                 LeaseRoutes.maxLockBytes(options.maxKeyBytes(), stores), options::lockDelayFor, shares);
         LeaseEvents events = new LeaseEvents(issuer, options.requestTimeout(), shares);
@@ -91,6 +92,7 @@ public final class GatewayRouter {
         prometheus.watchIssuer(() -> issuer.failingClosed().isPresent());
 
         Router router = Router.router(vertx);
+        router.route().handler(inFlight::keyless);
         router.get("/health").handler(metrics.timed("/health", ops::health));
         if (metrics.enabled()) {
             router.get("/metrics").handler(ops::metrics);
@@ -104,6 +106,7 @@ public final class GatewayRouter {
             router.get("/ui/events").handler(ui::events);
         }
         router.route("/v1/*").handler(auth);
+        router.route("/v1/*").handler(inFlight::keyed);
         BodyHandler leaseBody = BodyHandler.create(false).setBodyLimit(MAX_LEASE_BODY);
         router.get("/v1/leases").handler(metrics.timed("/v1/leases", leases::list));
         router.post("/v1/leases").handler(leaseBody).handler(metrics.timed("/v1/leases", leases::acquire));

@@ -70,9 +70,18 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
                 return;
             }
         }
-        // The key's shares, before any work: its live leases (each of a group's), and its acquires waiting for a lock.
+        // The key's shares, before any work: lock names lately used, its live leases (each of a group's),
+        // and its acquires waiting for a lock.
         String bucket = shares.bucket(ctx);
-        Problem refused = shares.leases().reserve(bucket, locks.size());
+        Problem refused = null;
+        for (String lock : locks) {
+            refused = shares.useLockName(bucket, lock, ttlMs);
+            if (refused != null) {
+                ctx.fail(refused);
+                return;
+            }
+        }
+        refused = shares.leases().reserve(bucket, locks.size());
         boolean waits = waitMs > 0;
         if (refused == null && waits) {
             refused = shares.startWait(bucket);

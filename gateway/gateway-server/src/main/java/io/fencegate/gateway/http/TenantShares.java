@@ -1,5 +1,6 @@
 package io.fencegate.gateway.http;
 
+import io.fencegate.gateway.GatewayLimits;
 import io.fencegate.gateway.KeyShares;
 import io.fencegate.gateway.auth.Principal;
 import io.vertx.ext.web.RoutingContext;
@@ -8,12 +9,15 @@ import java.util.Map;
 
 /**
  * What the gateway's callers share, counted per API key against {@link KeyShares}: lease watch
- * streams, the leases they watch, status streams, waiting acquires and live leases. One instance a
+ * streams, the leases they watch, status streams, waiting acquires, live leases, requests in flight
+ * and lately used lock names. One instance a
  * gateway; the routes take from it before they do any work and give back when done.
  */
 final class TenantShares {
     private static final long STREAM_RETRY_AFTER_S = 5;
     private static final long WAITER_RETRY_AFTER_S = 1;
+    private static final long REQUEST_RETRY_AFTER_S = 1;
+    private static final long LOCK_NAME_RETRY_AFTER_S = 60;
 
     private final KeyShares shares;
     private final boolean authOn;
@@ -25,12 +29,17 @@ final class TenantShares {
             WAITER_RETRY_AFTER_S);
     /** Bucket to the leases its streams watch, with how many streams watch each. */
     private final Map<String, Map<String, Integer>> watched = new HashMap<>();
+    private final ShareCounter requests = new ShareCounter("requests in flight", KeyShares.TOTAL_REQUESTS,
+            REQUEST_RETRY_AFTER_S);
     private final LiveLeases leases;
+    private final LockNameShare lockNames;
 
-    TenantShares(KeyShares shares, boolean authOn) {
+    TenantShares(KeyShares shares, GatewayLimits limits, boolean authOn) {
         this.shares = shares;
         this.authOn = authOn;
         this.leases = new LiveLeases(shares.leases(), STREAM_RETRY_AFTER_S);
+        this.lockNames = new LockNameShare(limits.lockNameBytes(), authOn ? shares.lockNameBytes() : limits.lockNameBytes(),
+                limits.lockNameWindow(), LOCK_NAME_RETRY_AFTER_S);
     }
 
     /** The caller's bucket on a {@code /v1/*} route: its key's name, or null with auth off (no shares then). */
@@ -115,5 +124,22 @@ final class TenantShares {
 
     LiveLeases leases() {
         return leases;
+    }
+
+    /** Lock names lately used, for an acquire of {@code lock}: null when counted, else the refusal. */
+    Problem useLockName(String bucket, String lock, long ttlMs) {
+        return lockNames.admit(bucket, lock, ttlMs);
+    }
+
+    /**
+     * A request in flight: {@code bucket} a key's name, {@link ShareCounter#KEYLESS} or null (auth
+     * off, the total alone). Null when taken, else the refusal; give back with {@link #endRequest}.
+     */
+    Problem startRequest(String bucket) {
+        return requests.take(bucket, ShareCounter.KEYLESS.equals(bucket) ? shares.keylessRequests() : shares.requests());
+    }
+
+    void endRequest(String bucket) {
+        requests.give(bucket);
     }
 }

@@ -24,16 +24,91 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(180)
 class MemoryHostileIT extends HostileTenantTestBase {
     private static final long TRICKLE_MS = 2000;
+    /** The temporary disk of streamed bodies, and a's share: small, so that filling it is cheap. */
+    private static final int TEMP_DISK = 64 << 20;
+    private static final int TEMP_DISK_PER_KEY = 32 << 20;
+    private static final int UPLOAD_BYTES = 4 << 20;
+
+    @Override
+    protected String gatewayYaml() {
+        return "limits: { requestTimeout: 5s, tempDiskBytes: " + TEMP_DISK + ", tempDiskPerKeyBytes: " + TEMP_DISK_PER_KEY + " }";
+    }
+
+    /**
+     * Eight workers of a's (as many 4 MiB bodies as its share of the temporary disk holds) stream
+     * 4 MiB bodies into the files store as fast as they can, each with a lease of its own: the
+     * bodies in flight must not hold the heap, nor take b's uploads' place.
+     */
+    @Test
+    void manyFastStreamedUploadsDoNotHoldTheHeap(TestInfo test) throws Exception {
+        byte[] body = new byte[UPLOAD_BYTES];
+        assertKeyBUnharmedBy(test, (a, gateway) -> {
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger applied = new AtomicInteger();
+            java.util.List<Thread> workers = new java.util.ArrayList<>();
+            for (int w = 0; w < TEMP_DISK_PER_KEY / UPLOAD_BYTES; w++) {
+                String lock = "files/a/uploads/" + w;
+                workers.add(SteadyMix.daemon("streamed-uploads-" + w, () -> {
+                    while (!stop.get()) {
+                        try {
+                            Tenant.Lease lease = a.acquire(lock, 30_000);
+                            int status = a.send(a.request(Tenant.itemPath("files", lock.substring("files/".length())))
+                                    .header("Fencing-Token", Long.toString(lease.token()))
+                                    .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body)).build()).statusCode();
+                            if (status == 200) {
+                                applied.incrementAndGet();
+                            }
+                            a.send(a.request("/v1/leases/" + lease.leaseId()).DELETE().build());
+                        } catch (Exception e) {
+                            // a's own answers (429 past its shares) are not the point
+                        }
+                    }
+                }));
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() -> applied.get() >= TEMP_DISK_PER_KEY / UPLOAD_BYTES);
+            return () -> {
+                stop.set(true);
+                for (Thread t : workers) {
+                    t.join(30_000);
+                }
+            };
+        });
+    }
+
+    /**
+     * Three times as many of a's 4 MiB uploads to the files store as its share of the temporary
+     * disk holds send half their body at once, then a byte every 2 s: past the share each is
+     * answered 429 with Retry-After, and b's uploads to the same store go on.
+     */
+    @Test
+    void temporaryFilesOfOneKeyDoNotFillTheDisk(TestInfo test) throws Exception {
+        AtomicReference<Trickle> opened = new AtomicReference<>();
+        int uploads = 3 * TEMP_DISK_PER_KEY / UPLOAD_BYTES;
+        assertKeyBUnharmedBy(test, (a, gateway) -> {
+            Tenant.Lease lease = a.acquire("files/a/disk/" + System.nanoTime(), 60_000);
+            Trickle trickle = Trickle.open(gateway.uri, uploads, a.putHead(lease, "Content-Length: " + UPLOAD_BYTES),
+                    TRICKLE_MS, UPLOAD_BYTES / 2);
+            opened.set(trickle);
+            Thread.sleep(3000); // the admitted bodies are half written to their temporary files
+            return () -> {
+                trickle.close();
+                a.send(a.request("/v1/leases/" + lease.leaseId()).DELETE().build());
+            };
+        });
+        java.util.List<String> answers = opened.get().answers();
+        assertThat(answers.stream().filter(answer -> answer.startsWith("HTTP/1.1 429 ")).count())
+                .as("a's uploads refused past its share of the temporary disk: %s", answers.stream()
+                        .filter(x -> !x.isEmpty()).map(x -> x.split("\r\n", 2)[0]).distinct().toList())
+                .isEqualTo(uploads - TEMP_DISK_PER_KEY / UPLOAD_BYTES);
+    }
 
     /** A lease of key a's on an item of its own, {@code main/a/<unique>}: tests share a gateway. */
     private static Tenant.Lease ownLease(Tenant a) throws Exception {
         return a.acquire("main/a/" + System.nanoTime(), 60_000);
     }
 
-    /** A PUT's head with key a's lease, to the lease's item, so that its grant check passes. */
     private static String putHead(Tenant a, Tenant.Lease lease, String framing) {
-        return "PUT " + Tenant.itemPath("main", lease.lock().substring("main/".length())) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-                + a.apiKey + "\r\nFencing-Token: " + lease.token() + "\r\n" + framing;
+        return a.putHead(lease, framing);
     }
 
     /** 160 connections declare bodies just under 1 MiB, outside the body budget, and send a byte every 2 s. */

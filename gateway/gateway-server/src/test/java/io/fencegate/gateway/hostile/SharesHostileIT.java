@@ -15,7 +15,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,19 +30,34 @@ import org.junit.jupiter.api.Timeout;
  * ones except where a smaller one keeps the test cheap ({@link #gatewayYaml}).
  */
 @Timeout(240)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SharesHostileIT extends HostileTenantTestBase {
     /** 850 lock names of 1030 bytes: 1.2 MB of names in one ZooKeeper reply, over the client's 1 MiB. */
     private static final int IDLE_LOCKS = 850;
     private static final int NAME_BYTES = 1030;
+    /**
+     * a's share of lock-name bytes: room for the long-named idle locks above (1.17 MB of listing
+     * bytes) and the other vectors' names, and about a hundred more long names.
+     */
+    private static final int LOCK_NAME_SHARE = 1_363_148;
+    /** a's share of requests in flight: small, so that the connection flood passes it cheaply. */
+    private static final int REQUEST_SHARE = 100;
 
     @Override
     protected String gatewayYaml() {
-        return "limits: { requestTimeout: 5s, perKey: { watchStreams: 200, waiters: 20, leases: 150 } }";
+        return "limits: { requestTimeout: 5s,"
+                + " perKey: { watchStreams: 200, waiters: 20, leases: 150, lockNameBytes: " + LOCK_NAME_SHARE + ", requests: "
+                + REQUEST_SHARE + " } }";
     }
 
-    /** Key a fills its prefix with idle locks of long names, then lists its leases over and over. */
+    /**
+     * Key a fills its prefix with idle locks of long names, 1.2 MB of names (more than a ZooKeeper
+     * client's default 1 MiB reply), then lists its leases over and over; key b lists its own
+     * meanwhile, and every listing of b's answers 200 with b's lease in it.
+     */
     @Test
-    void aListingTooLargeForZooKeeperLeavesKeyBsLeasesWhole(TestInfo test) throws Exception {
+    void longNamedIdleLocksLeaveEveryKeysListing(TestInfo test) throws Exception {
+        List<String> bListings = java.util.Collections.synchronizedList(new ArrayList<>());
         assertKeyBUnharmedBy(test, (a, gateway) -> {
             ExecutorService pool = Executors.newFixedThreadPool(8);
             try {
@@ -57,6 +76,8 @@ class SharesHostileIT extends HostileTenantTestBase {
             } finally {
                 pool.shutdownNow();
             }
+            Tenant b = new Tenant(gateway.uri, HostileGateway.KEY_B);
+            Tenant.Lease listed = b.acquire("b/listed", 60_000);
             AtomicBoolean stop = new AtomicBoolean();
             Thread lister = SteadyMix.daemon("listing-flood", () -> {
                 while (!stop.get()) {
@@ -67,11 +88,101 @@ class SharesHostileIT extends HostileTenantTestBase {
                     }
                 }
             });
+            Thread bLister = SteadyMix.daemon("b-listing", () -> {
+                while (!stop.get()) {
+                    try {
+                        HttpResponse<byte[]> r = b.send(b.request("/v1/leases?prefix=b/listed").GET().build());
+                        String body = new String(r.body(), StandardCharsets.UTF_8);
+                        bListings.add(r.statusCode() == 200 && body.contains("\"b/listed\"") ? "ok" : r.statusCode() + " " + body);
+                        Thread.sleep(100);
+                    } catch (Exception e) {
+                        bListings.add(e.toString());
+                    }
+                }
+            });
             return () -> {
                 stop.set(true);
                 lister.join(15_000);
+                bLister.join(15_000);
+                b.send(b.request("/v1/leases/" + listed.leaseId()).DELETE().build());
             };
         });
+        assertThat(bListings).as("b's listings while a's long names fill ZooKeeper").isNotEmpty().containsOnly("ok");
+    }
+
+    /**
+     * Key a acquires ever new long lock names (100 ms leases) until its share of lock-name bytes
+     * answers 429 with Retry-After; b's acquires of its own names go on. Last of the class: a's
+     * names count for {@code lockNameWindow} (10 min) after their leases, as idle locks stay in
+     * ZooKeeper, so a vector after it would find a's share full.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void newLockNamesPastTheKeysShareAreRefused(TestInfo test) throws Exception {
+        assertKeyBUnharmedBy(test, (a, gateway) -> {
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            AtomicBoolean refused = new AtomicBoolean();
+            List<String> wrong = java.util.Collections.synchronizedList(new ArrayList<>());
+            java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+            try {
+                List<Future<?>> workers = new ArrayList<>();
+                for (int w = 0; w < 8; w++) {
+                    workers.add(pool.submit(() -> {
+                        while (!refused.get() && next.get() < LOCK_NAME_SHARE / 1000) {
+                            String head = "a/flood/" + next.getAndIncrement() + "/";
+                            HttpResponse<byte[]> r = a.send(a.request("/v1/leases").POST(HttpRequest.BodyPublishers.ofString(
+                                    new JsonObject().put("lock", head + "x".repeat(NAME_BYTES - head.length()))
+                                            .put("ttlMs", 100).encode())).build());
+                            if (r.statusCode() == 429) {
+                                try {
+                                    assertOverShare(r.statusCode(), r.headers(), new String(r.body(), StandardCharsets.UTF_8));
+                                } catch (AssertionError e) {
+                                    wrong.add(e.getMessage());
+                                }
+                                refused.set(true);
+                            } else if (r.statusCode() != 201) {
+                                wrong.add(r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8));
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : workers) {
+                    f.get(120, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(wrong).as("a's answers other than 201 and its share's 429").isEmpty();
+            assertThat(refused).as("a was refused new names past its share").isTrue();
+            return () -> { }; // a's leases ended by their ttl; its names count on, as ZooKeeper keeps its idle locks
+        });
+    }
+
+    /**
+     * Key a opens three times its share of connections, each a PUT whose body trickles: past its
+     * share of requests in flight each is answered 429 with Retry-After, and b is served throughout.
+     */
+    @Test
+    void hundredsOfConnectionsFromOneKeyLeaveKeyBServed(TestInfo test) throws Exception {
+        AtomicReference<Trickle> opened = new AtomicReference<>();
+        assertKeyBUnharmedBy(test, (a, gateway) -> {
+            Tenant.Lease lease = a.acquire("main/a/connections/" + System.nanoTime(), 60_000);
+            Trickle trickle = Trickle.open(gateway.uri, 3 * REQUEST_SHARE, a.putHead(lease, "Content-Length: 64"), false, 2000);
+            opened.set(trickle);
+            Thread.sleep(1500);
+            return () -> {
+                trickle.close();
+                a.send(a.request("/v1/leases/" + lease.leaseId()).DELETE().build());
+            };
+        });
+        List<String> answers = opened.get().answers();
+        long refused = answers.stream().filter(answer -> answer.startsWith("HTTP/1.1 429 ")).count();
+        assertThat(refused).as("a's connections refused past its %d requests in flight: %s", REQUEST_SHARE,
+                answers.stream().filter(x -> !x.isEmpty()).map(x -> x.split("\r\n", 2)[0]).distinct().toList())
+                .isGreaterThanOrEqualTo(2 * REQUEST_SHARE - 10);
+        assertThat(answers).filteredOn(answer -> answer.startsWith("HTTP/1.1 429 "))
+                .allSatisfy(answer -> assertThat(answer).containsIgnoringCase("Retry-After:"));
     }
 
     /**

@@ -55,4 +55,11 @@ final class Tenant {
     static String itemPath(String store, String key) {
         return "/v1/stores/" + store + "/items/" + key;
     }
+
+    /** A PUT's head (no blank line) to the item {@code lease} guards ({@code store/key}), with its token, for raw sockets. */
+    String putHead(Lease lease, String framing) {
+        String store = lease.lock().substring(0, lease.lock().indexOf('/'));
+        return "PUT " + itemPath(store, lease.lock().substring(store.length() + 1)) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                + apiKey + "\r\nFencing-Token: " + lease.token() + "\r\n" + framing;
+    }
 }

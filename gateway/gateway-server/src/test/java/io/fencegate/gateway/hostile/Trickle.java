@@ -36,10 +36,23 @@ final class Trickle implements AutoCloseable {
      * without the blank line) and then a byte (or a one-byte chunk, if {@code chunked}) every {@code periodMs}.
      */
     static Trickle open(URI base, int connections, String head, boolean chunked, long periodMs) throws IOException {
+        return open(base, connections, head, chunked, periodMs, 0);
+    }
+
+    /**
+     * ... {@code burst} body bytes at once (not chunked) before the trickle starts: a body well under
+     * way, whose bytes the gateway has already stored somewhere.
+     */
+    static Trickle open(URI base, int connections, String head, long periodMs, int burst) throws IOException {
+        return open(base, connections, head, false, periodMs, burst);
+    }
+
+    private static Trickle open(URI base, int connections, String head, boolean chunked, long periodMs, int burst)
+            throws IOException {
         Trickle trickle = new Trickle(chunked);
         try {
             for (int i = 0; i < connections; i++) {
-                trickle.connect(base, head);
+                trickle.connect(base, head, burst);
             }
         } catch (IOException e) {
             trickle.close();
@@ -49,13 +62,27 @@ final class Trickle implements AutoCloseable {
         return trickle;
     }
 
-    private void connect(URI base, String head) throws IOException {
+    private void connect(URI base, String head, int burst) throws IOException {
         Socket socket = new Socket(base.getHost(), base.getPort());
         socket.setSoTimeout(0);
         OutputStream out = socket.getOutputStream();
         out.write((head + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
         out.write(oneByte());
         out.flush();
+        if (burst > 1) {
+            // On a thread: a refused or paused body is not read, and the write would block.
+            SteadyMix.daemon("trickle-burst", () -> {
+                byte[] piece = new byte[64 * 1024];
+                try {
+                    for (int left = burst - 1; left > 0; left -= piece.length) {
+                        out.write(piece, 0, Math.min(piece.length, left));
+                    }
+                    out.flush();
+                } catch (IOException gone) {
+                    // refused and closed by the gateway
+                }
+            });
+        }
         StringBuilder answer = new StringBuilder();
         synchronized (this) {
             sockets.add(socket);

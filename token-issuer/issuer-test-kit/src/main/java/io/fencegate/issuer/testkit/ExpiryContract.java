@@ -143,4 +143,56 @@ public abstract class ExpiryContract extends WaitingContract {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(failureOf(() -> a.list(prefix, "forged", 10))).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /** Idle locks one caller leaves, 1.1 MB of names in all: past a ZooKeeper client's default 1 MiB reply. */
+    private static final int LONG_NAMED_LOCKS = 850;
+    private static final int LONG_NAME_BYTES = 1030;
+
+    /**
+     * One caller fills its prefix with idle locks of long names and holds a few: a listing of
+     * another prefix still answers, with just its own lease, and a listing of the crowded prefix
+     * answers one bounded page. An issuer that read every lock name in one reply failed both.
+     */
+    @Test
+    void aListingIsUnharmedByManyLongLockNamesUnderAnotherPrefix() throws Exception {
+        LeaseIssuer a = issuer();
+        LeaseIssuer quietOne = issuer();
+        String crowded = lock("crowded") + "/";
+        String quiet = lock("quiet") + "/";
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        List<Lease> held = new CopyOnWriteArrayList<>();
+        try {
+            List<java.util.concurrent.Future<?>> made = new ArrayList<>();
+            for (int i = 0; i < LONG_NAMED_LOCKS; i++) {
+                String head = crowded + String.format("%04d/", i);
+                String name = head + "x".repeat(LONG_NAME_BYTES - head.length());
+                boolean keep = i % 100 == 0;
+                made.add(pool.submit(() -> {
+                    Lease lease = acquired(a, name, LONG_TTL);
+                    if (keep) {
+                        held.add(lease);
+                    } else {
+                        assertThat(await(a.release(lease.leaseId()))).isTrue();
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : made) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        Lease mine = acquired(quietOne, quiet + "mine", LONG_TTL);
+
+        io.fencegate.issuer.LeasePage other = await(a.list(quiet, null, 10));
+        assertThat(other.leases()).extracting(io.fencegate.issuer.LeaseInfo::lock).containsExactly(mine.lock());
+        io.fencegate.issuer.LeasePage first = await(a.list(crowded, null, 5));
+        assertThat(first.leases()).hasSizeLessThanOrEqualTo(5)
+                .allSatisfy(l -> assertThat(l.lock()).startsWith(crowded));
+        assertThat(first.next()).as("the crowded prefix has more than one page").isPresent();
+        for (Lease lease : held) {
+            await(a.release(lease.leaseId()));
+        }
+    }
 }

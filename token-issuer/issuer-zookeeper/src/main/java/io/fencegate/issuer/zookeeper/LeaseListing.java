@@ -8,10 +8,12 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.api.CuratorEvent;
@@ -26,8 +28,9 @@ import org.apache.zookeeper.KeeperException.Code;
  * instance whose node has the same owner granted it. No lease data changes, so leases stay
  * readable by older issuers.
  *
- * <p>Every read goes through the listing's own connection ({@link ListingConnection}): a reply too
- * large for the client fails the listing, never the leases.
+ * <p>Every read goes through the listing's own connection ({@link ListingConnection}), whose client
+ * takes replies up to {@code listingMaxBytes}: a reply larger still fails the listing, never the
+ * leases.
  *
  * <p>A listing reads the lock names once (one getChildren of {@code root/locks}), then, per lock
  * of the page, its queue head (getChildren, getData). The head is a live lease if its expiry is
@@ -44,6 +47,8 @@ final class LeaseListing {
     /** Where the listing's reads go: never the leases' connection when the issuer owns it ({@link ListingConnection}). */
     private final java.util.function.Supplier<org.apache.curator.framework.CuratorFramework> reads;
     private final String instancePath;
+    /** The lock-name read under way, shared by the listings that ask meanwhile ({@link #lockNames}). */
+    private CompletableFuture<List<String>> namesInFlight;
 
     LeaseListing(IssuerParts parts, java.util.function.Supplier<org.apache.curator.framework.CuratorFramework> reads,
             String instanceName) {
@@ -65,18 +70,27 @@ final class LeaseListing {
 
     /** @param after the lock the page starts after (checked and decoded by the issuer), null for the first page */
     CompletableFuture<LeasePage> list(String prefix, String after, int limit) {
-        String locksPath = parts.nodes().locksPath();
-        return children(locksPath).thenCompose(names -> {
-            List<String> locks = new ArrayList<>();
+        return lockNames().thenCompose(names -> {
+            int examinable = limit * EXAMINED_PER_LIMIT;
+            // The first locks of the page in order, without a decoded copy of every name: a listing
+            // holds at most examinable names of its own, whatever other prefixes hold.
+            PriorityQueue<String> first = new PriorityQueue<>(Comparator.reverseOrder());
+            int matching = 0;
             for (String name : names) {
                 String lock = decode(name);
                 if (lock != null && lock.startsWith(prefix) && (after == null || lock.compareTo(after) > 0)) {
-                    locks.add(lock);
+                    matching++;
+                    if (first.size() < examinable) {
+                        first.add(lock);
+                    } else if (lock.compareTo(first.peek()) < 0) {
+                        first.poll();
+                        first.add(lock);
+                    }
                 }
             }
-            locks.sort(null);
-            int examined = Math.min(locks.size(), limit * EXAMINED_PER_LIMIT);
-            List<String> page = locks.subList(0, examined);
+            List<String> page = new ArrayList<>(first);
+            page.sort(null);
+            int candidates = matching;
             return instances().thenCompose(owners -> {
                 List<CompletableFuture<Optional<LeaseInfo>>> reads = new ArrayList<>();
                 for (String lock : page) {
@@ -89,11 +103,37 @@ final class LeaseListing {
                         reads.get(covered).join().ifPresent(live::add);
                         covered++;
                     }
-                    boolean more = covered > 0 && covered < locks.size();
+                    boolean more = covered > 0 && covered < candidates;
                     return new LeasePage(live, more ? Optional.of(ListCursors.encode(page.get(covered - 1))) : Optional.empty());
                 });
             });
         });
+    }
+
+    /**
+     * Every lock node's name, in one getChildren of {@code root/locks}. Listings that ask while a
+     * read is under way share it: however many listings run at once, one reply is held, not one a
+     * listing (ZooKeeper has no paged listing, so the reply is as large as the lock names).
+     */
+    private CompletableFuture<List<String>> lockNames() {
+        synchronized (this) {
+            if (namesInFlight != null) {
+                return namesInFlight;
+            }
+            CompletableFuture<List<String>> read = new CompletableFuture<>();
+            namesInFlight = read;
+            children(parts.nodes().locksPath()).whenComplete((names, error) -> {
+                synchronized (this) {
+                    namesInFlight = null;
+                }
+                if (error != null) {
+                    read.completeExceptionally(error);
+                } else {
+                    read.complete(names);
+                }
+            });
+            return read;
+        }
     }
 
     private CompletableFuture<Optional<LeaseInfo>> head(String lock, Map<Long, String> owners) {

@@ -15,6 +15,11 @@ import org.apache.curator.framework.CuratorFramework;
  * own connection only the listing fails; leases, acquires and watches go on. A caller's own client
  * ({@link ZooKeeperLeaseIssuer.Builder#client}) is used for listings too: the issuer opens no
  * connection it was not asked to.
+ *
+ * <p>Its client takes replies up to {@code listingMaxBytes} (default 64 MiB) instead of 1 MiB, so
+ * that long names and many idle locks under one prefix leave every prefix listable: the reply
+ * grows with the lock names that exist, which the gateway bounds ({@code limits.lockNames},
+ * {@code limits.perKey.lockNames}, {@code limits.maxKeyBytes}).
  */
 final class ListingConnection implements Supplier<CuratorFramework>, AutoCloseable {
     private final Supplier<CuratorFramework> opener;

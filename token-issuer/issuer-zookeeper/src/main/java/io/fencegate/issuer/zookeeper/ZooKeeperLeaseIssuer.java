@@ -20,6 +20,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ZKConfig;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -79,7 +81,7 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         this.delays = new LockDelays(parts);
         this.uncontended = new UncontendedGrant(parts, modeMarker);
         this.driver = new AcquisitionDriver(parts, delays, uncontended);
-        this.listingConnection = ownsClient ? ListingConnection.own(() -> newClient(builder)) : ListingConnection.shared(client);
+        this.listingConnection = ownsClient ? ListingConnection.own(() -> newClient(builder, builder.listingMaxBytes)) : ListingConnection.shared(client);
         this.listing = new LeaseListing(parts, listingConnection, builder.instanceName);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
                 : new IdleLockSweeper(parts, modeMarker, builder.forgetIdleLocksAfter);
@@ -113,8 +115,23 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     }
 
     private static CuratorFramework newClient(Builder builder) {
+        return newClient(builder, 0);
+    }
+
+    /**
+     * ... whose replies may be up to {@code maxReplyBytes} (0: ZooKeeper's default, 1 MiB, or the
+     * {@code jute.maxbuffer} system property). Only the listing's connection asks for more: its
+     * one getChildren of every lock name is the only reply that grows with what callers create.
+     */
+    private static CuratorFramework newClient(Builder builder, int maxReplyBytes) {
         int timeoutMs = (int) builder.operationTimeout.toMillis();
-        return CuratorFrameworkFactory.builder()
+        var factory = CuratorFrameworkFactory.builder();
+        if (maxReplyBytes > 0) {
+            ZKClientConfig config = new ZKClientConfig();
+            config.setProperty(ZKConfig.JUTE_MAXBUFFER, Integer.toString(maxReplyBytes));
+            factory.zkClientConfig(config);
+        }
+        return factory
                 .connectString(builder.connectString)
                 .sessionTimeoutMs((int) builder.sessionTimeout.toMillis())
                 .connectionTimeoutMs(timeoutMs)
@@ -340,6 +357,11 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         }
     }
 
+    /** Default {@link Builder#listingMaxBytes}. */
+    public static final int DEFAULT_LISTING_MAX_BYTES = 64 << 20;
+    /** ZooKeeper's own default reply limit: a listing connection never takes less. */
+    public static final int MIN_LISTING_MAX_BYTES = 0xfffff;
+
     /** Configures a {@link ZooKeeperLeaseIssuer}; validated at {@link #build()}. */
     public static final class Builder {
         private CuratorFramework client;
@@ -351,8 +373,21 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         private Duration forgetIdleLocksAfter = Duration.ofMinutes(10);
         private Clock clock = Clock.systemUTC();
         private String instanceName = InstanceNames.defaultName();
+        private int listingMaxBytes = DEFAULT_LISTING_MAX_BYTES;
 
         private Builder() { }
+
+        /**
+         * The largest reply the listing's own connection takes (default 64 MiB): a listing reads
+         * every lock name under the root in one reply (ZooKeeper has no paged listing), about
+         * {@code 4 + 4/3 × name bytes} per lock. Past it listings fail (503); leases never do. The
+         * heap holds one such reply at a time, however many listings run. Only for an issuer that
+         * owns its client: a caller's own client keeps its own setting.
+         */
+        public Builder listingMaxBytes(int bytes) {
+            this.listingMaxBytes = bytes;
+            return this;
+        }
 
         /** How listings name this instance as the grantor of its leases (default {@code host/pid}). */
         public Builder instanceName(String instanceName) {
@@ -428,6 +463,10 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
             Objects.requireNonNull(tokenMode, "tokenMode");
             InstanceNames.check(instanceName);
             requirePositive("operationTimeout", operationTimeout);
+            if (listingMaxBytes < MIN_LISTING_MAX_BYTES) {
+                throw new IllegalArgumentException("listingMaxBytes must be at least " + MIN_LISTING_MAX_BYTES
+                        + " (ZooKeeper's default reply limit), was " + listingMaxBytes);
+            }
             requirePositive("sessionTimeout", sessionTimeout);
             if (forgetIdleLocksAfter == null || forgetIdleLocksAfter.isNegative()) {
                 throw new IllegalArgumentException("forgetIdleLocksAfter must be zero (never) or positive, was "

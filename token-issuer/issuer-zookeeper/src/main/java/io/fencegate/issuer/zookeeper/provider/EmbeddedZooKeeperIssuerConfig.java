@@ -15,11 +15,11 @@ import java.util.List;
  */
 public record EmbeddedZooKeeperIssuerConfig(
         String dataDir, String root, String tokenMode, String sessionTimeout, String operationTimeout,
-        String forgetIdleLocksAfter) implements IssuerSettings {
+        String forgetIdleLocksAfter, Integer listingMaxBytes) implements IssuerSettings {
 
     /** An embedded server under {@code dataDir}, everything else default. */
     public EmbeddedZooKeeperIssuerConfig(String dataDir) {
-        this(dataDir, null, null, null, null, null);
+        this(dataDir, null, null, null, null, null, null);
     }
 
     @Override
@@ -46,6 +46,6 @@ public record EmbeddedZooKeeperIssuerConfig(
 
     private ZooKeeperIssuerConfig on(String connectString) {
         return new ZooKeeperIssuerConfig(connectString, root, tokenMode, sessionTimeout, operationTimeout,
-                forgetIdleLocksAfter);
+                forgetIdleLocksAfter, listingMaxBytes);
     }
 }

@@ -18,11 +18,12 @@ import java.util.Optional;
 
 /**
  * {@code type: zookeeper}: an ensemble through Curator. {@code tokenMode} zxid (default) or
- * cversion; durations as {@code 15s}; {@code forgetIdleLocksAfter} {@code 0s} keeps idle locks.
+ * cversion; durations as {@code 15s}; {@code forgetIdleLocksAfter} {@code 0s} keeps idle locks;
+ * {@code listingMaxBytes} the largest reply a lease listing takes (default 64 MiB).
  */
 public record ZooKeeperIssuerConfig(
         String connectString, String root, String tokenMode, String sessionTimeout, String operationTimeout,
-        String forgetIdleLocksAfter) implements IssuerSettings {
+        String forgetIdleLocksAfter, Integer listingMaxBytes) implements IssuerSettings {
     private static final Duration CONNECT_CHECK = Duration.ofSeconds(3);
 
     @Override
@@ -37,6 +38,10 @@ public record ZooKeeperIssuerConfig(
         Settings.duration("sessionTimeout", sessionTimeout, null);
         Settings.duration("operationTimeout", operationTimeout, null);
         Settings.duration("forgetIdleLocksAfter", forgetIdleLocksAfter, null);
+        if (listingMaxBytes != null && listingMaxBytes < ZooKeeperLeaseIssuer.MIN_LISTING_MAX_BYTES) {
+            throw new InvalidSettingException("listingMaxBytes", "must be at least "
+                    + ZooKeeperLeaseIssuer.MIN_LISTING_MAX_BYTES + " (ZooKeeper's default reply limit), was " + listingMaxBytes);
+        }
     }
 
     /** The issuer on {@code connectString}, once a server there answers; it opens nothing else. */
@@ -119,6 +124,7 @@ public record ZooKeeperIssuerConfig(
         Optional.ofNullable(op).ifPresent(b::operationTimeout);
         Duration idle = Settings.duration("forgetIdleLocksAfter", forgetIdleLocksAfter, null);
         Optional.ofNullable(idle).ifPresent(b::forgetIdleLocksAfter);
+        Optional.ofNullable(listingMaxBytes).ifPresent(b::listingMaxBytes);
         return b.build();
     }
 

@@ -70,12 +70,14 @@ class ZooKeeperIssuerProvidersIT {
 
     @Test
     void anEnsembleNobodyAnswersForIsRefusedByItsKey() {
-        ZooKeeperIssuerConfig settings = new ZooKeeperIssuerConfig("127.0.0.1:1", null, null, null, null, null);
+        ZooKeeperIssuerConfig settings = new ZooKeeperIssuerConfig("127.0.0.1:1", null, null, null, null, null, null);
         settings.validate();
         assertThatThrownBy(() -> new ZooKeeperIssuerProvider().open(settings, r -> { }))
                 .isInstanceOfSatisfying(InvalidSettingException.class, e -> assertThat(e.key()).isEqualTo("connectString"))
                 .hasMessage("cannot reach ZooKeeper at 127.0.0.1:1 (connection refused)");
-        assertThatThrownBy(() -> new ZooKeeperIssuerConfig("127.0.0.1:2181", null, "random", null, null, null).validate())
+        assertThatThrownBy(() -> new ZooKeeperIssuerConfig("127.0.0.1:2181", null, "random", null, null, null, null).validate())
                 .isInstanceOfSatisfying(InvalidSettingException.class, e -> assertThat(e.key()).isEqualTo("tokenMode"));
+        assertThatThrownBy(() -> new ZooKeeperIssuerConfig("127.0.0.1:2181", null, null, null, null, null, 4096).validate())
+                .isInstanceOfSatisfying(InvalidSettingException.class, e -> assertThat(e.key()).isEqualTo("listingMaxBytes"));
     }
 }
