@@ -147,6 +147,8 @@ public final class GatewayLimits {
     }
 
     public GatewayLimits maxTransactionBytes(long bytes) { this.maxTransactionBytes = bytes; return this; }
+
+    /**
      * Bytes of lock names this gateway's callers may have used lately, config
      * {@code limits.lockNameBytes}, default 16 MiB: each name counts {@code 4 + 4/3 × its UTF-8
      * bytes} (at least 64) from an acquire through this gateway until its ttl plus

@@ -81,7 +81,7 @@ public record GatewayConfig(
         /** The request limits alone. */
         public Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {
             this(maxBodyBytes, maxKeyBytes, requestTimeout, maxTtl, maxWait, null, null, null, null, null, null, null, null,
-                    null, null, null);
+                    null, null, null, null, null);
         }
     }
 
