@@ -69,7 +69,8 @@ public abstract class WaitingContract extends GrantContract {
         LeaseIssuer other = issuer();
         String lock = lock("delay-expired");
         Duration delay = Duration.ofMillis(1500);
-        Lease first = await(granting.acquire(lock, Duration.ofMillis(400), Duration.ZERO, delay)).orElseThrow();
+        // A ttl that a busy machine's renew still reaches in time (at 400 ms, one renew came too late).
+        Lease first = await(granting.acquire(lock, Duration.ofSeconds(2), Duration.ZERO, delay)).orElseThrow();
         // Renewed once, so the delay counts from the renewed expiry, not the first.
         Lease renewed = await(granting.renew(first.leaseId())).orElseThrow();
         while (System.currentTimeMillis() < renewed.expiresAt() + 200) {
