@@ -1,5 +1,6 @@
 package io.fencegate.testing;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,14 +39,18 @@ public final class LogicalDumps {
             Path rows = Files.createTempFile("fg-dump", ".sql");
             try {
                 cmd.addAll(List.of("mysqldump", "-h", "127.0.0.1", "-P", port, "-u", "root", "--result-file=" + rows,
-                        "--no-create-info", "--skip-add-locks", "--skip-disable-keys", "--single-transaction",
+                        "--no-create-info", "--skip-add-locks", "--skip-disable-keys", "--single-transaction", "--hex-blob",
                         MariaDbServer.DATABASE));
                 cmd.addAll(names);
                 run(cmd, null);
-                StringBuilder script = new StringBuilder("START TRANSACTION;\n");
-                names.forEach(t -> script.append("DELETE FROM `").append(t).append("`;\n"));
-                script.append(Files.readString(rows)).append("\nCOMMIT;\n");
-                Files.writeString(file, script);
+                // Bytes, not text: a dump is in the server's encoding, whatever this JVM's is.
+                StringBuilder deletes = new StringBuilder("START TRANSACTION;\n");
+                names.forEach(t -> deletes.append("DELETE FROM `").append(t).append("`;\n"));
+                try (var out = Files.newOutputStream(file)) {
+                    out.write(deletes.toString().getBytes(StandardCharsets.UTF_8));
+                    out.write(Files.readAllBytes(rows));
+                    out.write("\nCOMMIT;\n".getBytes(StandardCharsets.UTF_8));
+                }
             } finally {
                 Files.deleteIfExists(rows);
             }
