@@ -107,19 +107,29 @@ public final class FencegateClient {
             return Optional.empty();
         }
         LeaseKeepAlive keepAlive = keepAlive(lease.get(), ttl, null);
+        return runThenRelease(() -> work.run(keepAlive), keepAlive::release);
+    }
+
+    /** The work's result; the hold is released however the work ends, a failed release kept beside its failure. */
+    private static <T, E extends Exception> Optional<T> runThenRelease(HeldWork<T, E> work, Runnable release) throws E {
         T result;
         try {
-            result = work.run(keepAlive);
+            result = work.run();
         } catch (Throwable failed) {
             try {
-                keepAlive.release();
+                release.run();
             } catch (RuntimeException releaseFailed) {
                 failed.addSuppressed(releaseFailed);
             }
             throw failed;
         }
-        keepAlive.release();
+        release.run();
         return Optional.ofNullable(result);
+    }
+
+    /** Work done while a lease or a group is held. */
+    private interface HeldWork<T, E extends Exception> {
+        T run() throws E;
     }
 
     /**
@@ -157,19 +167,7 @@ public final class FencegateClient {
         Lease first = g.leases().get(0);
         Lease asOne = new Lease(first.lock(), g.groupId(), first.token(), g.expiresAt(), first.startedAtNanos());
         LeaseGroupKeepAlive keepAlive = new LeaseGroupKeepAlive(g, keepAlive(asOne, ttl, null));
-        T result;
-        try {
-            result = work.run(keepAlive);
-        } catch (Throwable failed) {
-            try {
-                keepAlive.release();
-            } catch (RuntimeException releaseFailed) {
-                failed.addSuppressed(releaseFailed);
-            }
-            throw failed;
-        }
-        keepAlive.release();
-        return Optional.ofNullable(result);
+        return runThenRelease(() -> work.run(keepAlive), keepAlive::release);
     }
 
     // ---- items -------------------------------------------------------------------------------
