@@ -51,8 +51,8 @@ class ManyKeepAlivesIT {
                         Lease lease = client.acquire("many/" + i, TTL, Duration.ZERO).orElseThrow();
                         kept.add(client.keepAlive(lease, TTL, (l, reason) -> lost.put(l.lock(), reason)));
                     }
-                    // Past the ttl of the first leases, after two renewal rounds (every ttl/3) of all.
-                    Thread.sleep(TTL.toMillis() * 4 / 5);
+                    // Past the ttl of every lease, after three renewal rounds (every ttl/3) of all.
+                    Thread.sleep(TTL.toMillis() + 2_000);
                     assertThat(lost).as("leases lost").isEmpty();
                     assertThat(kept).allSatisfy(k -> assertThat(k.held()).isTrue());
                     Map<Long, String> made = clientThreads();
