@@ -252,12 +252,12 @@ public final class NemesisCommand implements Callable<Integer> {
      * judged after each: it ends with the first round whose operations (all rounds so far, with their
      * final reads) show the anomaly, or after {@value #CONTROL_ROUNDS} rounds. The plain-reads anomaly
      * needs a pause to land between a successor's read and write: in one 10 s run a clean-clone CI
-     * build saw none (114 operations), so a control may run 20 s, as long as it always did; but a
-     * fixed 20 s run spent most of its time after the anomaly had shown (the bypass control's shows
-     * at once). Rounds end it there.
+     * build saw none (114 operations), and a fixed 20 s run spent its time after the anomaly had
+     * shown (the bypass control's shows at once). Rounds give a slow machine up to 30 s, and a quick
+     * one its verdict within seconds.
      */
     static final int CONTROL_ROUND_SECONDS = 5;
-    static final int CONTROL_ROUNDS = 4;
+    static final int CONTROL_ROUNDS = 6;
 
     private void control(Deployment d, Path dir, Control control) throws Exception {
         History all = new History().describe(Workload.COUNTER.label(), control.label());
