@@ -23,8 +23,8 @@
  * <p>The contract's themes are bases in one line, each a file: {@link io.fencegate.store.testkit.GuardContract},
  * {@link io.fencegate.store.testkit.FencedReadContract}, {@link io.fencegate.store.testkit.ConcurrencyContract},
  * {@link io.fencegate.store.testkit.OutageContract}, {@link io.fencegate.store.testkit.ClaimContract},
- * {@link io.fencegate.store.testkit.TransactionContract} (skipped but for its refusal test by a store that does
- * not transact); what they
+ * {@link io.fencegate.store.testkit.TransactionContract} (a store that does not transact by
+ * design is held to refusing every transaction instead); what they
  * share is {@link io.fencegate.store.testkit.StoreContractSupport}.
  *
  * <p>A store that also offers named statements under a guard row
