@@ -17,6 +17,8 @@ import java.util.List;
 final class IssuerBackups {
     private static final List<String> TABLES = List.of("fencegate_lock_fence", "fencegate_lease_grant", "fencegate_lease_waiter");
 
+    private static final int RESTORE_ATTEMPTS = 5;
+
     private final DatabaseServer server;
     private final Path dir;
     private int taken;
@@ -34,12 +36,30 @@ final class IssuerBackups {
         latest = file;
     }
 
-    /** Restores the last backup, after taking a new one (the next restore goes back to just before this one). */
+    /**
+     * Restores the last backup, after taking a new one (the next restore goes back to just before this one).
+     * The restore is one transaction, so one that meets a deadlock with a grant changed nothing and is
+     * tried again: every injected restore then counts.
+     */
     String restoreOlder() throws Exception {
         Path older = latest;
         take();
-        LogicalDumps.restore(server, older);
-        return "the issuer's tables restored from " + older.getFileName() + " ("
-                + (server instanceof PostgresServer ? "pg_dump" : "mysqldump") + ")";
+        for (int attempt = 1; ; attempt++) {
+            try {
+                LogicalDumps.restore(server, older);
+                return "the issuer's tables restored from " + older.getFileName() + " ("
+                        + (server instanceof PostgresServer ? "pg_dump" : "mysqldump") + ")"
+                        + (attempt > 1 ? " at attempt " + attempt + ", the earlier ones rolled back by a deadlock" : "");
+            } catch (IllegalStateException e) {
+                if (attempt == RESTORE_ATTEMPTS || !isDeadlock(e.getMessage())) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static boolean isDeadlock(String toolOutput) {
+        String s = String.valueOf(toolOutput).toLowerCase(java.util.Locale.ROOT);
+        return s.contains("deadlock detected") || s.contains("deadlock found");
     }
 }
