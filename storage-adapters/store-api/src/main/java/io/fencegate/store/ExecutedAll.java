@@ -1,5 +1,7 @@
 package io.fencegate.store;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -13,6 +15,6 @@ import java.util.Map;
 public record ExecutedAll(Map<String, Long> previousTokens, int rows) implements KeysResult {
 
     public ExecutedAll {
-        previousTokens = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(previousTokens));
+        previousTokens = Collections.unmodifiableMap(new LinkedHashMap<>(previousTokens));
     }
 }

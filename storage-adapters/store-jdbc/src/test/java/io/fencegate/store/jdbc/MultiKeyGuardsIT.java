@@ -218,7 +218,7 @@ class MultiKeyGuardsIT {
                 String from = aliceFirst ? "alice" : "bob";
                 String to = aliceFirst ? "bob" : "alice";
                 workers.add(threads.submit(() -> {
-                    for (int i = 0; i < 10; i++) {
+                    for (int i = 0; i < 6; i++) {
                         long t = tokens.incrementAndGet();
                         if (shape.runAll(ordered(from, t, to, t), tx -> transfer(tx, from, to, 1)) instanceof ExecutedAll) {
                             (aliceFirst ? aliceToBob : bobToAlice).incrementAndGet();
