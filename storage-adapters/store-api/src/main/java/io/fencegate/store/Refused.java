@@ -3,13 +3,14 @@ package io.fencegate.store;
 import java.util.List;
 
 /**
- * At least one item's guard refused its token, so nothing of the transaction (or multi-read) was
- * applied: no value, no tombstone, no fence.
+ * At least one item's guard refused its token, so nothing of the transaction (or multi-read, or
+ * statements under several keys' guards) was applied: no value, no tombstone, no fence, no
+ * statement.
  *
  * @param items every refused item, in the order the operations were given; the others would have
  *              passed
  */
-public record Refused(List<Item> items) implements TransactionResult, ClaimResult {
+public record Refused(List<Item> items) implements TransactionResult, ClaimResult, KeysResult {
 
     /** One refused item: its key, and the {@link Stale} that refused it ({@code currentToken}, {@code fence}). */
     public record Item(String key, Stale stale) {

@@ -1,6 +1,9 @@
 package io.fencegate.issuer;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -45,6 +48,16 @@ public record LeaseGroup(List<Lease> leases) {
     public long token(String lock) {
         return lease(lock).orElseThrow(() -> new IllegalArgumentException("the group holds no lease on '" + lock + "'"))
                 .token();
+    }
+
+    /**
+     * Each lock's token, in the group's order: what a store guarding several keys at once takes,
+     * one key per lock (e.g. the JDBC adapter's {@code GuardRowTransactions.runAll}).
+     */
+    public Map<String, Long> tokens() {
+        Map<String, Long> tokens = new LinkedHashMap<>();
+        leases.forEach(l -> tokens.put(l.lock(), l.token()));
+        return Collections.unmodifiableMap(tokens);
     }
 
     /** The earliest member expiry, epoch milliseconds: the group's own. */

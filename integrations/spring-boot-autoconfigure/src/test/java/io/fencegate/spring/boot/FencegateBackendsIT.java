@@ -3,8 +3,15 @@ package io.fencegate.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseGroup;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.MultiLock;
+import io.fencegate.spring.integration.FencedLockRegistry;
+import io.fencegate.spring.integration.FencedMultiLock;
 import io.fencegate.store.Executed;
+import io.fencegate.store.ExecutedAll;
+import io.fencegate.store.KeysResult;
+import io.fencegate.store.Refused;
 import io.fencegate.store.Stale;
 import io.fencegate.store.StatementResult;
 import io.fencegate.store.jdbc.GuardRowTransactions;
@@ -219,11 +226,18 @@ class FencegateBackendsIT {
     }
 
     @Test
-    void guardBeansOnPostgresRefuseAStaleToken() throws Exception {
+    void guardBeansOnPostgresRefuseAStaleTokenAndGuardSeveralKeysUnderTheMultiLockBean() throws Exception {
         try (TestDatabases db = TestDatabases.postgres("fg_boot_jdbc")) {
-            runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
-                    .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=postgres")
-                    .run(context -> staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.POSTGRES));
+            runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                            FencegateIntegrationAutoConfiguration.class))
+                    .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=postgres",
+                            "fencegate.issuer.backend=zookeeper",
+                            "fencegate.issuer.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                            "fencegate.issuer.zookeeper.root=/fg-boot-" + ThreadLocalRandom.current().nextInt(1 << 30))
+                    .run(context -> {
+                        staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.POSTGRES);
+                        paymentsAcrossTwoKeysUnderTheMultiLockBeanAndTheRegistry(context);
+                    });
         }
     }
 
@@ -238,6 +252,52 @@ class FencegateBackendsIT {
                         staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.MARIADB);
                     });
         }
+    }
+
+    /**
+     * The MultiLock bean and the registry's obtainAll on one issuer, each guarding a payment
+     * across two accounts with the GuardRowTransactions bean: every key under its own token.
+     */
+    private static void paymentsAcrossTwoKeysUnderTheMultiLockBeanAndTheRegistry(AssertableApplicationContext context) {
+        DSLContext sql = DSL.using(context.getBean(javax.sql.DataSource.class), org.jooq.SQLDialect.POSTGRES);
+        sql.execute("CREATE TABLE account (owner VARCHAR(32) PRIMARY KEY, balance BIGINT NOT NULL)");
+        sql.execute("INSERT INTO account VALUES ('alice', 100), ('bob', 0)");
+        MultiLock multiLock = context.getBean(MultiLock.class);
+        GuardRowTransactions guarded = context.getBean(GuardRowTransactions.class);
+
+        // --- snippet: the MultiLock bean ---
+        LeaseGroup group = multiLock.acquire(List.of("accounts/bob", "accounts/alice"),
+                Duration.ofSeconds(30), Duration.ofSeconds(5)).toCompletableFuture().join().orElseThrow();
+        KeysResult paid;
+        try {
+            paid = guarded.runAll(group.tokens(), tx ->   // each account's guard row, its own token
+                    tx.execute("UPDATE account SET balance = balance - 30 WHERE owner = 'alice'")
+                            + tx.execute("UPDATE account SET balance = balance + 30 WHERE owner = 'bob'"));
+        } finally {
+            multiLock.release(group).toCompletableFuture().join();
+        }
+        // --- end of snippet ---
+        assertThat(paid).isInstanceOf(ExecutedAll.class);
+
+        FencedLockRegistry registry = context.getBean(FencedLockRegistry.class);
+        // --- snippet: the registry's obtainAll ---
+        FencedMultiLock lock = registry.obtainAll(List.of("accounts/bob", "accounts/alice"));
+        lock.lock();                          // every key's lease, or none
+        try {
+            paid = guarded.runAll(lock.tokens(), tx ->
+                    tx.execute("UPDATE account SET balance = balance + 10 WHERE owner = 'alice'")
+                            + tx.execute("UPDATE account SET balance = balance - 10 WHERE owner = 'bob'"));
+        } finally {
+            lock.unlock();
+        }
+        // --- end of snippet ---
+        assertThat(paid).isInstanceOf(ExecutedAll.class);
+        assertThat(sql.fetchValue("SELECT string_agg(owner || '=' || balance, ',' ORDER BY owner) FROM account"))
+                .isEqualTo("alice=80,bob=20");
+        // Both took their tokens from the same locks: the older group is now refused on both keys.
+        assertThat(guarded.runAll(group.tokens(), tx -> 0)).isInstanceOfSatisfying(Refused.class,
+                refused -> assertThat(refused.items()).extracting(Refused.Item::key)
+                        .containsExactly("accounts/alice", "accounts/bob"));
     }
 
     private static void staleTokenIsRefusedByBothShapes(AssertableApplicationContext context, org.jooq.SQLDialect dialect) {

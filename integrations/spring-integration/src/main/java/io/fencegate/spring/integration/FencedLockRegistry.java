@@ -3,7 +3,10 @@ package io.fencegate.spring.integration;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseWatchdog;
+import io.fencegate.issuer.MultiLock;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +29,11 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * extends the owning thread's lease to now + ttl. Unlike them, a held lock is kept alive by
  * default (renewed every ttl/3 until unlock): a lease then ends only when its holder stops
  * (crash, pause past the ttl, lost backend), and {@link FencedLock#isLost()} says so.
+ *
+ * <p>Several keys as one lock, all or none, is the one thing {@code LockRegistry} has no shape
+ * for: {@link #obtainAll} answers a {@link FencedMultiLock}, a {@code Lock} whose first hold
+ * takes every key's lease (a fencegate {@link MultiLock} group: canonical order, no deadlock
+ * between crossing key sets) and whose {@link FencedMultiLock#tokens()} are the keys' tokens.
  */
 public final class FencedLockRegistry implements ExpirableLockRegistry, RenewableLockRegistry, AutoCloseable {
 
@@ -35,7 +43,9 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
     private final boolean keepAlive;
     private final Duration callTimeout;
     private final LeaseWatchdog watchdog;
+    private final MultiLock multiLock;
     private final ConcurrentMap<String, FencedLock> locks = new ConcurrentHashMap<>();
+    private final ConcurrentMap<List<String>, FencedMultiLock> multiLocks = new ConcurrentHashMap<>();
 
     /** Leases of {@code ttl}, kept alive while held; lock names are the keys. */
     public FencedLockRegistry(LeaseIssuer issuer, Duration ttl) {
@@ -54,6 +64,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
         this.keepAlive = keepAlive;
         this.callTimeout = positive("callTimeout", callTimeout);
         this.watchdog = new LeaseWatchdog(issuer);
+        this.multiLock = new MultiLock(issuer);
     }
 
     @Override
@@ -64,20 +75,44 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
         return locks.computeIfAbsent(key, k -> new FencedLock(this, k));
     }
 
+    /**
+     * One lock over several keys, all or none: locking it takes a lease on every key (each with
+     * its own token, {@link FencedMultiLock#tokens()}), or none if any key stays held; unlocking
+     * releases them all. The same set of keys, in any order, answers the same lock.
+     *
+     * @throws IllegalArgumentException for no keys, more than {@link MultiLock#MAX_LOCKS}, a key
+     *     twice, or a lock name the issuer refuses
+     */
+    public FencedMultiLock obtainAll(Collection<String> keys) {
+        if (keys == null || keys.isEmpty()) {
+            throw new IllegalArgumentException("obtainAll needs at least one key");
+        }
+        List<String> names = keys.stream().map(key -> lockPrefix + Objects.requireNonNull(key, "a key is null")).toList();
+        int prefix = lockPrefix.length();
+        List<String> order = MultiLock.canonicalOrder(names).stream().map(name -> name.substring(prefix)).toList();
+        return multiLocks.computeIfAbsent(order, k -> new FencedMultiLock(this, k));
+    }
+
     /** Drops the local state of locks nobody holds or waits for and nobody used for {@code age} ms. */
     @Override
     public void expireUnusedOlderThan(long age) {
         long cutoff = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(age);
         locks.values().removeIf(lock -> lock.isUnusedSince(cutoff));
+        multiLocks.values().removeIf(lock -> lock.isUnusedSince(cutoff));
     }
 
     /**
-     * Extends the current thread's lease on {@code lockKey} to now + ttl.
+     * Extends the current thread's lease on {@code lockKey} to now + ttl; for a collection of
+     * keys, every lease of the current thread's {@link #obtainAll} lock on them.
      *
      * @throws IllegalStateException if the current thread does not hold it, or its lease was lost
      */
     @Override
     public void renewLock(Object lockKey) {
+        if (lockKey instanceof Collection<?> keys && keys.stream().allMatch(String.class::isInstance)) {
+            obtainAll(keys.stream().map(String.class::cast).toList()).renew();
+            return;
+        }
         FencedLock lock = lockKey instanceof String key ? locks.get(key) : null;
         if (lock == null) {
             throw new IllegalStateException("the current thread does not hold the lock at '" + lockKey + "'");
@@ -97,6 +132,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
     boolean keepAlive() { return keepAlive; }
     Duration callTimeout() { return callTimeout; }
     LeaseWatchdog watchdog() { return watchdog; }
+    MultiLock multiLock() { return multiLock; }
 
     /** Waits for an issuer call: the caller's own wait plus the call timeout. */
     <T> T await(CompletionStage<T> call, Duration wait) throws InterruptedException {

@@ -300,6 +300,96 @@ abstract class FencedLockRegistryContract {
         assertThat(tryLockElsewhere(registry(issuerB), key)).isTrue();
     }
 
+    @Test
+    void obtainAllTakesEveryKeyOrNoneWithATokenPerKey() throws Exception {
+        FencedLockRegistry here = registry(issuerA);
+        FencedLockRegistry there = registry(issuerB);
+        String a = key + "/a";
+        String b = key + "/b";
+        String c = key + "/c";
+        FencedLock single = there.obtain(a);
+        single.lock();
+        long earlier = single.token();
+        single.unlock();
+
+        FencedMultiLock both = here.obtainAll(List.of(b, a));
+        assertThat(here.obtainAll(List.of(a, b))).as("one lock per set of keys").isSameAs(both);
+        both.lock();
+        try {
+            assertThat(both.tokens().keySet()).containsExactly(a, b);
+            assertThat(both.token(a)).as("a's own sequence").isGreaterThan(earlier);
+            assertThat(both.token(b)).isPositive();
+            assertThat(there.obtain(b).tryLock()).as("a member is held for another process").isFalse();
+            assertThat(there.obtainAll(List.of(c, b)).tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
+            assertThat(tryLockElsewhere(there, c)).as("all or nothing: c was not kept").isTrue();
+            here.renewLock(List.of(b, a));
+            assertThat(both.isLost()).isFalse();
+        } finally {
+            both.unlock();
+        }
+        FencedMultiLock next = there.obtainAll(List.of(a, b));
+        assertThat(next.tryLock(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(next.token(a)).isGreaterThan(earlier);
+        assertThatThrownBy(() -> next.token(c)).isInstanceOf(IllegalArgumentException.class);
+        next.unlock();
+        assertThatThrownBy(next::tokens).isInstanceOf(IllegalStateException.class);
+
+        assertThatThrownBy(() -> here.obtainAll(List.of())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> here.obtainAll(List.of(a, a))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> here.obtainAll(java.util.stream.IntStream.range(0, 9).mapToObj(i -> key + i).toList()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void crossingKeySetsFromTwoProcessesNeverOverlapNorDeadlock() throws Exception {
+        FencedLockRegistry here = registry(issuerA);
+        FencedLockRegistry there = registry(issuerB);
+        List<String> ab = List.of(key + "/a", key + "/b");
+        List<String> ba = List.of(key + "/b", key + "/a");
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Void>> workers = new ArrayList<>();
+        int w = 0;
+        for (FencedLockRegistry registry : List.of(here, there, here, there)) {
+            List<String> keys = w++ % 2 == 0 ? ab : ba;
+            workers.add(CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < 4; i++) {
+                    FencedMultiLock lock = registry.obtainAll(keys);
+                    lock.lock();
+                    try {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        tokens.add(lock.token(key + "/a"));
+                        inside.decrementAndGet();
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            }, threads));
+        }
+        CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(45, TimeUnit.SECONDS);
+        assertThat(overlaps).hasValue(0);
+        assertThat(tokens).hasSize(16).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void aGroupWithAMemberThatRanOutIsLostWhole() throws Exception {
+        FencedLockRegistry registry = registryWithoutKeepAlive(issuerA, Duration.ofMillis(400));
+        List<String> keys = List.of(key + "/a", key + "/b");
+        FencedMultiLock group = registry.obtainAll(keys);
+        group.lock();
+        FencedLock other = registry(issuerB).obtain(key + "/b");
+        assertThat(other.tryLock(20, TimeUnit.SECONDS)).as("b's lease runs out, another holder gets it").isTrue();
+        assertThatThrownBy(() -> registry.renewLock(keys)).isInstanceOf(IllegalStateException.class);
+        assertThat(group.isLost()).isTrue();
+        assertThatThrownBy(group::checkHeld).isInstanceOf(IllegalStateException.class).hasMessageContaining("lost");
+        assertThatThrownBy(group::unlock).isInstanceOf(ConcurrentModificationException.class);
+        other.unlock();
+        assertThat(tryLockElsewhere(registry(issuerB), key + "/a")).as("a was released with the group").isTrue();
+    }
+
     /** On this thread (the lock is the thread's): the lease was released, so it is free at once. */
     private static boolean tryLockElsewhere(FencedLockRegistry registry, String k) throws InterruptedException {
         FencedLock lock = registry.obtain(k);

@@ -2,11 +2,18 @@ package io.fencegate.store.jdbc;
 
 import io.fencegate.schema.FencegateSchema.Dialect;
 import io.fencegate.store.GuardRule;
+import io.fencegate.store.KeysResult;
+import io.fencegate.store.Refused;
 import io.fencegate.store.StatementResult;
 import io.fencegate.store.StoreLimits;
+import io.fencegate.store.backend.ItemState;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
@@ -34,6 +41,10 @@ import org.jooq.impl.DSL;
  * before its first statement), and a concurrent holder waits on the lock and then reads what this
  * one committed. Plain SELECTs suffice inside the work, as long as every writer of those rows
  * goes through the same guard row.
+ *
+ * <p>Several keys, each guarded by its own lock with its own token (a {@code MultiLock}'s group):
+ * {@link #runAll} locks every key's guard row in one canonical order, so transactions over crossing
+ * key sets never deadlock, and runs the work only if every guard admits its token.
  *
  * <p>If the work throws, everything rolls back, including a newly created guard row. When the
  * database breaks a deadlock (two first users of a key on MySQL's REPEATABLE READ), the whole
@@ -71,13 +82,64 @@ public final class GuardRowTransactions {
     public StatementResult run(String key, long token, GuardedWork work) {
         StoreLimits.DEFAULT.checkKey(key);
         StoreLimits.checkToken(token);
+        return retryingDeadlocks(() -> dsl.transactionResult(cfg -> {
+            DSLContext tx = DSL.using(cfg);
+            return tx.connectionResult(c -> JdbcGuardedStore.guarded(fences, rule, c, key, token,
+                    conn -> work.run(tx), timeoutSeconds));
+        }));
+    }
+
+    /**
+     * Runs {@code work} under the guard rows of several keys, each with its own token (key →
+     * token, e.g. a {@code MultiLock} group's {@code tokens()}), in one transaction on the calling
+     * thread. The rows are locked in the canonical key order (unsigned UTF-8 byte order, whatever
+     * the map's order), each key is judged by its own guard under the rule, and then either the
+     * work runs and every guard advances to its key's token, or nothing runs and the transaction
+     * rolls back.
+     *
+     * @return {@link io.fencegate.store.ExecutedAll} (each key's previous token, rows changed) or
+     *         {@link Refused} naming every refused key, in the map's order, with its current token
+     *         and fence
+     * @throws IllegalArgumentException for no keys, more than {@code GuardedOp.MAX_ITEMS}, or a
+     *         bad key or token (nothing runs)
+     */
+    public KeysResult runAll(Map<String, Long> tokens, GuardedWork work) {
+        List<String> order = KeyGuards.lockOrder(tokens);
+        Objects.requireNonNull(work, "work");
+        try {
+            return retryingDeadlocks(() -> dsl.transactionResult(cfg -> {
+                DSLContext tx = DSL.using(cfg);
+                Map<String, ItemState> locked = new LinkedHashMap<>();
+                tx.connection(c -> {
+                    for (String key : order) {
+                        locked.put(key, fences.lockOrCreate(c, key, false, timeoutSeconds));
+                    }
+                });
+                Refused refused = KeyGuards.refusals(rule, tokens, locked);
+                if (refused != null) {
+                    throw new KeyGuards.RefusedRollback(refused);
+                }
+                int rows = work.run(tx);
+                tx.connection(c -> {
+                    for (String key : order) {
+                        fences.advance(c, key, null, tokens.get(key), timeoutSeconds);
+                    }
+                });
+                return KeyGuards.executed(locked, rows);
+            }));
+        } catch (KeyGuards.RefusedRollback r) {
+            return r.refused;
+        }
+    }
+
+    /**
+     * Runs a transaction, and runs it again when the database rolled it back to break a deadlock
+     * (see {@link #backOff}); any other failure, or the last attempt's, is thrown.
+     */
+    static <T> T retryingDeadlocks(Supplier<T> transaction) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return dsl.transactionResult(cfg -> {
-                    DSLContext tx = DSL.using(cfg);
-                    return tx.connectionResult(c -> JdbcGuardedStore.guarded(fences, rule, c, key, token,
-                            conn -> work.run(tx), timeoutSeconds));
-                });
+                return transaction.get();
             } catch (DataAccessException e) {
                 if (attempt >= ATTEMPTS || !isDeadlock(e)) {
                     throw e;

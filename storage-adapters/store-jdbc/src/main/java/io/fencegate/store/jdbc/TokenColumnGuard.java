@@ -1,13 +1,18 @@
 package io.fencegate.store.jdbc;
 
 import io.fencegate.store.GuardRule;
+import io.fencegate.store.KeysResult;
+import io.fencegate.store.Refused;
 import io.fencegate.store.StoreLimits;
+import io.fencegate.store.backend.ItemState;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Record;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 
@@ -29,6 +34,9 @@ import org.jooq.impl.DSL;
  *             .execute();                                            // 1 applied, 0 stale
  * }
  * }</pre>
+ *
+ * <p>Several rows, each guarded by its own lock with its own token: {@link #runAll} locks them in
+ * one canonical key order and runs the work only if every row's guard admits its token.
  *
  * <p>The count of a guarded UPDATE is exact on every database: the guard is in its WHERE
  * clause, so MariaDB's found rows and changed rows agree under {@code strict} (the token always
@@ -97,6 +105,62 @@ public final class TokenColumnGuard {
         // 0 is also what MariaDB with useAffectedRows=true answers when the fence already equals t.
         Long now = dsl.select(fence).from(table).where(row).fetchAny(fence);
         return now != null && now == t;
+    }
+
+    /**
+     * Runs {@code work} in one transaction under the guards of several rows of {@code table}, each
+     * row named by its value in {@code keyColumn} and guarded by its own token (key → token, e.g.
+     * a {@code MultiLock} group's {@code tokens()}). The rows are locked ({@code SELECT … FOR
+     * UPDATE}) in the canonical key order (unsigned UTF-8 byte order, whatever the map's order),
+     * so transactions over crossing key sets never deadlock; each row is judged by its own token
+     * and fence under the rule; then either the work runs and every row's token (and fence) is set
+     * to its key's token, or nothing runs and the transaction rolls back. The work's statements
+     * need no guard of their own: they run while every row is locked and admitted.
+     *
+     * @return {@link io.fencegate.store.ExecutedAll} (each row's previous token, rows changed) or
+     *         {@link Refused} naming every refused key, in the map's order, with its current token
+     *         and fence
+     * @throws IllegalArgumentException for no keys, more than {@code GuardedOp.MAX_ITEMS}, a bad
+     *         key or token, or a key with no row in {@code table} (nothing changes)
+     */
+    public KeysResult runAll(DSLContext dsl, Table<?> table, Field<String> keyColumn, Map<String, Long> tokens,
+            GuardRowTransactions.GuardedWork work) {
+        List<String> order = KeyGuards.lockOrder(tokens);
+        Objects.requireNonNull(work, "work");
+        try {
+            return GuardRowTransactions.retryingDeadlocks(() -> dsl.transactionResult(cfg -> {
+                DSLContext tx = DSL.using(cfg);
+                Map<String, ItemState> locked = new LinkedHashMap<>();
+                for (String key : order) {
+                    locked.put(key, lock(tx, table, keyColumn, key));
+                }
+                Refused refused = KeyGuards.refusals(rule, tokens, locked);
+                if (refused != null) {
+                    throw new KeyGuards.RefusedRollback(refused);
+                }
+                int rows = work.run(tx);
+                for (String key : order) {
+                    tx.update(table).set(advanceTo(tokens.get(key))).where(keyColumn.eq(key)).execute();
+                }
+                return KeyGuards.executed(locked, rows);
+            }));
+        } catch (KeyGuards.RefusedRollback r) {
+            return r.refused;
+        }
+    }
+
+    /** Locks the row of {@code key}: its token and fence (the token, without a fence column: see {@link #admits}). */
+    private ItemState lock(DSLContext tx, Table<?> table, Field<String> keyColumn, String key) {
+        Record row = fence == null
+                ? tx.select(token).from(table).where(keyColumn.eq(key)).forUpdate().fetchOne()
+                : tx.select(token, fence).from(table).where(keyColumn.eq(key)).forUpdate().fetchOne();
+        if (row == null) {
+            throw new IllegalArgumentException("no row of " + table.getName() + " has " + keyColumn.getName() + " = '"
+                    + key + "': a token-column guard needs the row");
+        }
+        long t = row.get(token);
+        // Without a fence column the guard is on the token alone: fence = token judges it so.
+        return new ItemState(t, fence == null ? t : row.get(fence), null);
     }
 
     /**
