@@ -87,7 +87,7 @@ public final class Main implements Runnable {
         }
     }
 
-    @Command(name = "transfer", description = "Money between accounts: a plain lock vs a MultiLock and one guarded transaction.")
+    @Command(name = "transfer", description = "Money transfers: a plain lock vs a MultiLock and one transaction.")
     static final class Transfer extends Elsewhere {
         Transfer() {
             super("transfer", "examples/transfer");
