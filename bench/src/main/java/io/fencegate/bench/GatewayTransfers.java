@@ -54,7 +54,7 @@ final class GatewayTransfers {
         this.schema = schema;
         List<CompletableFuture<java.util.Optional<Lease>>> leases = new ArrayList<>();
         for (int i = 1; i <= ACCOUNTS; i++) {
-            leases.add(client.acquireAsync(STORE + "/" + account(i), Duration.ofHours(2), Duration.ofSeconds(30)));
+            leases.add(client.acquireAsync(STORE + "/" + account(i), Duration.ofHours(1), Duration.ofSeconds(30)));
         }
         for (int i = 1; i <= ACCOUNTS; i++) {
             tokens[i] = leases.get(i - 1).join().orElseThrow(() -> new IllegalStateException("no lease on an account")).token();
