@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * One teller process: it moves random amounts between random pairs of accounts, each transfer
  * under a lock on both accounts: read both balances, then write both. Commands come on stdin
- * ({@code RUN <mode> <hold>}, {@code STOP}, {@code GO}, {@code QUIT}); what it does goes to stdout
+ * ({@code GATEWAY <uri>}, {@code RUN <mode> <hold>}, {@code STOP}, {@code GO}, {@code QUIT}); what it does goes to stdout
  * as {@code EV <teller> <event> ...} lines, which the example counts. It never judges the outcome:
  * a transfer it believes committed is counted even when the balances say otherwise.
  *
@@ -37,31 +37,31 @@ import java.util.concurrent.TimeUnit;
 public final class Teller {
     static final Duration TTL = Duration.ofMillis(1500);
     private static final Duration LOCK_WAIT = Duration.ofSeconds(10);
-    private static final long THINK_MS = 10;
+    private static final long THINK_MS = 20;
 
     private final int id;
     private final List<String> accounts;
     private final SqlAccounts sql;
     private final RedisLock redisLock;
-    private final FencegateClient gateway;
+    /** Set by the {@code GATEWAY <uri>} command: the tellers start while the gateway does. */
+    private volatile FencegateClient gateway;
     private final BlockingQueue<String[]> runs = new LinkedBlockingQueue<>();
     /** One permit per GO: each held transfer waits for its own (a latch would stay open for the next mode's). */
     private final Semaphore go = new Semaphore(0);
     private volatile boolean stop;
 
-    private Teller(int id, List<String> accounts, String jdbcUrl, String user, String password, String redisLockUri,
-                   String gatewayUri) throws Exception {
+    private Teller(int id, List<String> accounts, String jdbcUrl, String user, String password, String redisLockUri)
+            throws Exception {
         this.id = id;
         this.accounts = accounts;
         this.sql = new SqlAccounts(jdbcUrl, user, password);
         this.redisLock = new RedisLock(redisLockUri);
-        this.gateway = FencegateClient.builder(gatewayUri).timeout(Duration.ofSeconds(10)).build();
     }
 
-    /** {@code <id> <accounts, comma-separated> <jdbcUrl> <user> <password or -> <redis uri#prefix> <gateway uri>}. */
+    /** {@code <id> <accounts, comma-separated> <jdbcUrl> <user> <password or -> <redis uri#prefix>}. */
     public static void main(String[] args) throws Exception {
         Teller teller = new Teller(Integer.parseInt(args[0]), List.of(args[1].split(",")), args[2], args[3],
-                args[4].equals("-") ? "" : args[4], args[5], args[6]);
+                args[4].equals("-") ? "" : args[4], args[5]);
         Thread commands = new Thread(teller::readCommands, "teller-commands");
         commands.setDaemon(true);
         commands.start();
@@ -79,6 +79,8 @@ public final class Teller {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, UTF_8))) {
             for (String line; (line = in.readLine()) != null && !line.equals("QUIT"); ) {
                 switch (line.split(" ")[0]) {
+                    case "GATEWAY" -> gateway = FencegateClient.builder(line.split(" ")[1])
+                            .timeout(Duration.ofSeconds(10)).build();
                     case "RUN" -> runs.add(line.split(" "));
                     case "STOP" -> stop = true;
                     case "GO" -> go.release();

@@ -48,6 +48,11 @@ final class TellerProcess implements AutoCloseable {
         return new TellerProcess(id, child);
     }
 
+    /** Where the gateway listens, once it does. */
+    void gateway(String uri) {
+        commands.println("GATEWAY " + uri);
+    }
+
     void run(Mode mode, boolean hold) {
         commands.println("RUN " + mode.name() + " " + hold);
     }

@@ -89,24 +89,26 @@ public final class TransferMain implements Callable<Integer> {
         PostgresSchema gatewaySchema = teardown.add(PostgresSchema.create("fg_transfer_gw", jdbcUrl, dbUser, dbPassword));
         SqlAccounts sql = teardown.add(new SqlAccounts(bankSchema.jdbcUrl(), dbUser, dbPassword));
         sql.create(ids, OPENING_BALANCE);
+        // Mode 1's lock keys carry the run's own prefix and a ttl: they are gone by themselves shortly after.
+        String redisLock = redis + "#fg-transfer-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + ":";
+        // The tellers' JVMs start while the gateway does; they learn its address when it listens.
+        BlockingQueue<TellerProcess.Event> events = new LinkedBlockingQueue<>();
+        List<TellerProcess> processes = new ArrayList<>();
+        for (int i = 0; i < tellers; i++) {
+            processes.add(teardown.add(TellerProcess.start(i, List.of(String.join(",", ids), bankSchema.jdbcUrl(), dbUser,
+                    dbPassword.isEmpty() ? "-" : dbPassword, redisLock), events)));
+        }
         BankGateway gateway = teardown.add(BankGateway.start(work, gatewaySchema.jdbcUrl(), dbUser, dbPassword));
         GatewayAccounts items = new GatewayAccounts(
                 FencegateClient.builder(gateway.uri()).timeout(Duration.ofSeconds(10)).build(), ids);
         items.create(OPENING_BALANCE);
-        // Mode 1's lock keys carry the run's own prefix and a ttl: they are gone by themselves shortly after.
-        String redisLock = redis + "#fg-transfer-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + ":";
+        processes.forEach(p -> p.gateway(gateway.uri().toString()));
         System.out.printf("fencegate transfer: %d teller processes move money between %d accounts of %d (total %d);%n"
                         + "each transfer locks both accounts (ttl %d ms), reads both balances, writes both.%n"
                         + "Teller 0 is frozen with SIGSTOP between its read and its write, past its locks' ttl, then SIGCONT.%n"
                         + "bank: PostgreSQL %s, schemas %s (mode 1) and %s (mode 2, the gateway's store and leases)%n%n",
                 tellers, accounts, OPENING_BALANCE, OPENING_BALANCE * accounts, Teller.TTL.toMillis(),
                 where(jdbcUrl), bankSchema.name(), gatewaySchema.name());
-        BlockingQueue<TellerProcess.Event> events = new LinkedBlockingQueue<>();
-        List<TellerProcess> processes = new ArrayList<>();
-        for (int i = 0; i < tellers; i++) {
-            processes.add(teardown.add(TellerProcess.start(i, List.of(String.join(",", ids), bankSchema.jdbcUrl(), dbUser,
-                    dbPassword.isEmpty() ? "-" : dbPassword, redisLock, gateway.uri().toString()), events)));
-        }
         awaitReady(events, processes);
         Round round = new Round(processes, events);
         Round.Result plain = play(round, Mode.PLAIN_LOCK, sql);
