@@ -12,11 +12,16 @@ import java.util.Set;
 /**
  * Runs every comparison and writes the report. {@code ./bench/run} is the command; the arguments:
  * {@code --profile full|smoke} (default full), {@code --out FILE} (default docs/BENCHMARKS.md),
- * {@code --only zookeeper,redis,sql,gateway,client,library,shedlock} (default all but client, which gateway includes).
+ * {@code --only zookeeper,redis,sql,gateway,client,transfer,multilock,library,shedlock} (default all but client,
+ * transfer and multilock: parts of other groups, to run alone).
  */
 public final class BenchMain {
-    /** {@code client} is the gateway group's last scenario alone (the Java client's target). */
-    static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "library", "shedlock");
+    /**
+     * {@code client} is the gateway group's Java client scenario alone, {@code transfer} its two-item
+     * transfer alone, {@code multilock} the MultiLock scenarios of the zookeeper, redis and sql groups alone.
+     */
+    static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "transfer", "multilock",
+            "library", "shedlock");
 
     private BenchMain() {}
 
@@ -65,30 +70,29 @@ public final class BenchMain {
         Map<String, String> versions = MachineFacts.versions();
         Path work = Files.createTempDirectory("fencegate-bench");
         List<Scenario> all = new ArrayList<>();
-        if (groups.contains("zookeeper")) {
+        boolean multi = groups.contains("multilock");
+        if (groups.contains("zookeeper") || multi) {
             try (ZooKeeperLeases zk = new ZooKeeperLeases()) {
-                all.addAll(runAll(profile, zk.scenarios()));
+                all.addAll(runAll(profile, part(zk.scenarios(), groups.contains("zookeeper"), MultiLockPairs.SECTION)));
             }
         }
-        if (groups.contains("redis")) {
+        if (groups.contains("redis") || multi) {
             try (RedisLeases redis = new RedisLeases(work.resolve("redis"))) {
-                all.addAll(runAll(profile, redis.scenarios()));
+                all.addAll(runAll(profile, part(redis.scenarios(), groups.contains("redis"), MultiLockPairs.SECTION)));
             }
         }
-        if (groups.contains("sql")) {
+        if (groups.contains("sql") || multi) {
             for (SqlLeases.Database database : SqlLeases.Database.values()) {
                 try (SqlLeases sql = new SqlLeases(database)) {
-                    all.addAll(runAll(profile, sql.scenarios()));
+                    all.addAll(runAll(profile, part(sql.scenarios(), groups.contains("sql"), MultiLockPairs.SECTION)));
                 }
             }
         }
-        if (groups.contains("gateway") || groups.contains("client")) {
+        if (groups.contains("gateway") || groups.contains("client") || groups.contains("transfer")) {
             try (GatewayWrites gateway = new GatewayWrites(work.resolve("gateway"), profile.jitWarmUp())) {
-                List<Scenario> scenarios = gateway.scenarios();
-                if (!groups.contains("gateway")) {
-                    scenarios = scenarios.stream().filter(s -> s.section().equals(GatewayWrites.CLIENT)).toList();
-                }
-                all.addAll(runAll(profile, scenarios));
+                all.addAll(runAll(profile, part(gateway.scenarios(), groups.contains("gateway"),
+                        groups.contains("client") ? GatewayWrites.CLIENT : null,
+                        groups.contains("transfer") ? GatewayTransfers.SECTION : null)));
             }
         }
         if (groups.contains("library")) {
@@ -104,6 +108,12 @@ public final class BenchMain {
         new Report(profile, all, machine, versions, MachineFacts.loadAverage(), command).write(out);
         System.err.println("bench: wrote " + out.toAbsolutePath());
         return all;
+    }
+
+    /** All of a group's scenarios ({@code whole}), or only those of the sections named (nulls ignored). */
+    private static List<Scenario> part(List<Scenario> scenarios, boolean whole, String... sections) {
+        List<String> wanted = java.util.Arrays.stream(sections).filter(java.util.Objects::nonNull).toList();
+        return whole ? scenarios : scenarios.stream().filter(s -> wanted.contains(s.section())).toList();
     }
 
     /**

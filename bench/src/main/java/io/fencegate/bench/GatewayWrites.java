@@ -55,6 +55,7 @@ final class GatewayWrites implements AutoCloseable {
     private final long token;
     private final JdbcGuardedStore mariaStore;
     private final HikariDataSource mariaPool;
+    private final GatewayTransfers transfers;
 
     /** {@code jitWarmUp}: the most the fresh gateway is loaded, until its JIT settles, before anything is measured. */
     GatewayWrites(Path workDir, Duration jitWarmUp) throws Exception {
@@ -64,6 +65,7 @@ final class GatewayWrites implements AutoCloseable {
              Statement s = pg.createStatement()) {
             s.execute("CREATE SCHEMA " + name);
             s.execute("CREATE TABLE " + name + ".bench_plain (resource VARCHAR PRIMARY KEY, val BYTEA, token BIGINT NOT NULL)");
+            s.execute("CREATE SCHEMA " + name + "_bank");
         }
         try (Connection maria = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:3306/", "root", "");
              Statement s = maria.createStatement()) {
@@ -86,6 +88,14 @@ final class GatewayWrites implements AutoCloseable {
                 "    poolSize: " + POOL,
                 "    rule: same-lease",
                 "    lock: bench",
+                // The two-item transfers (GatewayTransfers): a lock per account, so each write carries its own token.
+                "  " + GatewayTransfers.STORE + ":",
+                "    type: postgres",
+                "    database: test",
+                "    schema: " + name + "_bank",
+                "    user: postgres",
+                "    poolSize: " + POOL,
+                "    rule: same-lease",
                 "  maria:",
                 "    type: jdbc",
                 "    url: \"" + mariaUrl + "\"",
@@ -111,6 +121,7 @@ final class GatewayWrites implements AutoCloseable {
             client.put("pg", key(), token, VALUE);
             client.put("maria", key(), token, VALUE);
         }
+        transfers = new GatewayTransfers(client, web, gateway.port(), workDir, name + "_bank");
         mariaStore = JdbcGuardedStore.open(new JdbcStoreOptions().jdbcUrl(mariaUrl).username("root").password("")
                 .name("maria").rule(GuardRule.SAME_LEASE).poolSize(POOL));
         HikariConfig hikari = new HikariConfig();
@@ -170,14 +181,16 @@ final class GatewayWrites implements AutoCloseable {
                 gatewayPut("Vert.x WebClient (pooled, async)", "pg"),
                 clientPut("FencegateClient on a JDK HttpClient (its earlier transport)", jdkClient));
         String unit = "guarded PUT";
-        return List.of(
+        List<Scenario> scenarios = new java.util.ArrayList<>(List.of(
                 new Scenario(POSTGRES, "in flight", unit, 1, postgres),
                 new Scenario(POSTGRES, "in flight", unit, 16, postgres),
                 new Scenario(POSTGRES, "in flight", unit, 64, postgres),
                 new Scenario(MARIADB, "in flight", unit, 1, maria),
                 new Scenario(MARIADB, "in flight", unit, 16, maria),
                 new Scenario(MARIADB, "in flight", unit, 64, maria),
-                new Scenario(CLIENT, "in flight, postgres store", unit, 16, clients));
+                new Scenario(CLIENT, "in flight, postgres store", unit, 16, clients)));
+        scenarios.addAll(transfers.scenarios());
+        return scenarios;
     }
 
     private static Object applied(Object result) {
@@ -229,6 +242,7 @@ final class GatewayWrites implements AutoCloseable {
         try (Connection pg = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
              Statement s = pg.createStatement()) {
             s.execute("DROP SCHEMA " + name + " CASCADE");
+            s.execute("DROP SCHEMA " + name + "_bank CASCADE");
         }
         try (Connection maria = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:3306/", "root", "");
              Statement s = maria.createStatement()) {

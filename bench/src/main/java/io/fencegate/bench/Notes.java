@@ -105,6 +105,20 @@ final class Notes {
               (`ShedLockPairCost`): on Redis two script calls running 15 commands (17 before the acquire read its run key in its MGET and the release stopped asking PTTL), against ShedLock's
               SET + DEL; on PostgreSQL two transactions of four statements each, against ShedLock's two of
               one UPDATE each. docs/spring.md says what each of them pays for.
+            - **MultiLock: a group of 2.** On each issuer of the lease sections (ZooKeeper zxid, Redis, SQL
+              on PostgreSQL and on MariaDB, each its section's setup), `MultiLock` takes two locks of its
+              slot as a group (in one canonical order, one after the other) and releases the group (both
+              releases sent at once), against the same issuer taking the two locks with two acquires in
+              sequence and releasing them with two releases in sequence: what a caller writes without it.
+              Uncontended, in flight; one operation is both locks acquired and released.
+            - **Two-item transfer.** The gateway's `bank` store (reactive Postgres, `same-lease`, a lock per
+              account: 256 accounts, each with a lease of its own held for the run) takes one
+              `POST /v1/stores/bank/transactions` writing two random accounts (100 bytes each), each with its
+              own lease's token, from Vert.x WebClient at 16 in flight. pgbench, with 16 connections on the
+              same table (accounts of its own), runs the same two guarded upserts in one `BEGIN … END`
+              (the floor the target names) and, as a second floor, the statements the gateway's transaction
+              itself sends: lock both rows `FOR UPDATE`, then advance both. Both pgbench scripts write the
+              lower account first, as the gateway locks in key order, so neither deadlocks.
             - Everything runs on one machine: the load generators, the gateway and the databases share
               its CPUs, so a faster server side shows up only as far as the client side leaves room.
             """;

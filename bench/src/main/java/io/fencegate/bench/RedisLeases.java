@@ -62,7 +62,9 @@ final class RedisLeases implements AutoCloseable {
     }
 
     List<Scenario> scenarios() {
-        return LeaseShapes.all(SECTION, contenders());
+        List<Scenario> scenarios = new java.util.ArrayList<>(LeaseShapes.all(SECTION, contenders()));
+        scenarios.addAll(MultiLockPairs.scenarios("Redis", issuer));
+        return scenarios;
     }
 
     /** Every contender, fencegate first. */

@@ -92,6 +92,7 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
         }
         target(rows, "FencegateClient ≥ 0.8× a pooled async client (Vert.x WebClient), 16 in flight", 0.8,
                 find(GatewayWrites.CLIENT, "in flight", 16), "FencegateClient", "Vert.x WebClient");
+        multiTargets(rows);
         for (int c : new int[] {1, 16, 64}) {
             target(rows, "(no target) gateway on MariaDB ÷ the JDBC store as a library, " + c + " in flight", Double.NaN,
                     find(GatewayWrites.MARIADB, "in flight", c), "fencegate gateway", "JdbcGuardedStore");
@@ -131,6 +132,21 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
                         s, RedisLeases.FENCEGATE, RedisLeases.FLOOR);
                 target(rows, "Redis issuer (" + how + ") ≥ 1.5× Redisson RFencedLock, uncontended c=" + c + target, 1.5,
                         s, RedisLeases.FENCEGATE, RedisLeases.FENCED_LOCK);
+            }
+        }
+    }
+
+    /** A two-item transfer through the gateway against pgbench; MultiLock of 2 against two acquires, per issuer. */
+    private void multiTargets(StringBuilder rows) {
+        Scenario transfer = find(GatewayTransfers.SECTION, "in flight", 16);
+        target(rows, "Two-item transfer: gateway (one transaction request) ≥ 0.8× pgbench, the same two guarded statements"
+                + " in one transaction, 16 in flight", 0.8, transfer, GatewayTransfers.GATEWAY, GatewayTransfers.SAME_STATEMENTS);
+        target(rows, "(no target) Two-item transfer: gateway ÷ pgbench running the gateway's own statements, 16 in flight",
+                Double.NaN, transfer, GatewayTransfers.GATEWAY, GatewayTransfers.GATEWAY_STATEMENTS);
+        for (String issuer : List.of("ZooKeeper (zxid)", "Redis", "SQL on PostgreSQL", "SQL on MariaDB")) {
+            for (int c : new int[] {1, 16}) {
+                target(rows, "MultiLock of 2 ≥ 1.0× two single acquires in sequence, " + issuer + ", c=" + c, 1.0,
+                        find(MultiLockPairs.SECTION, MultiLockPairs.title(issuer), c), MultiLockPairs.GROUP, MultiLockPairs.SINGLES);
             }
         }
     }

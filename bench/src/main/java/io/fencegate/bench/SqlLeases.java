@@ -92,6 +92,7 @@ final class SqlLeases implements AutoCloseable {
                     new SqlHandOff(NOTIFY, issuer(true, 2), issuer(true, 2)),
                     new SqlHandOff(POLLING, issuer(false, 2), issuer(false, 2)))));
         }
+        scenarios.addAll(MultiLockPairs.scenarios(database == Database.POSTGRES ? "SQL on PostgreSQL" : "SQL on MariaDB", issuer));
         return scenarios;
     }
 

@@ -56,7 +56,11 @@ final class ZooKeeperLeases implements AutoCloseable {
     }
 
     List<Scenario> scenarios() {
-        return LeaseShapes.all(SECTION, contenders());
+        List<Scenario> scenarios = new ArrayList<>(LeaseShapes.all(SECTION, contenders()));
+        ZooKeeperLeaseIssuer multi = ZooKeeperLeaseIssuer.builder().client(curator).root("/fg-multi").tokenMode(TokenMode.ZXID).build();
+        owned.add(multi);
+        scenarios.addAll(MultiLockPairs.scenarios("ZooKeeper (zxid)", multi));
+        return scenarios;
     }
 
     /** Every contender, fencegate's zxid mode first. The issuers share {@link #curator()}'s session. */

@@ -26,7 +26,14 @@ class BenchSmokeIT {
 
         assertThat(scenarios).extracting(Scenario::section).containsAll(List.of(ZooKeeperLeases.SECTION,
                 RedisLeases.SECTION, GatewayWrites.POSTGRES, GatewayWrites.MARIADB, GatewayWrites.CLIENT,
-                LibraryWrites.JDBC, LibraryWrites.FILES, ShedLockPairs.SECTION, SqlLeases.POSTGRES, SqlLeases.MARIADB));
+                LibraryWrites.JDBC, LibraryWrites.FILES, ShedLockPairs.SECTION, SqlLeases.POSTGRES, SqlLeases.MARIADB,
+                MultiLockPairs.SECTION, GatewayTransfers.SECTION));
+        // MultiLock against two single acquires on every issuer the bench covers, at 1 and 16.
+        assertThat(scenarios).filteredOn(s -> s.section().equals(MultiLockPairs.SECTION))
+                .extracting(s -> s.title() + " c=" + s.concurrency()).containsExactlyInAnyOrder(
+                        "ZooKeeper (zxid), in flight c=1", "ZooKeeper (zxid), in flight c=16", "Redis, in flight c=1",
+                        "Redis, in flight c=16", "SQL on PostgreSQL, in flight c=1", "SQL on PostgreSQL, in flight c=16",
+                        "SQL on MariaDB, in flight c=1", "SQL on MariaDB, in flight c=16");
         for (String leases : List.of(ZooKeeperLeases.SECTION, RedisLeases.SECTION)) {
             // Every lease contender runs in both call shapes, at 1 and 16.
             assertThat(scenarios).filteredOn(s -> s.section().equals(leases))
@@ -47,9 +54,11 @@ class BenchSmokeIT {
                 "Redisson RFencedLock", "pgbench, the same guarded statement", "FencegateClient",
                 "ShedLock JdbcTemplateLockProvider", SqlLeases.REGISTRY, SqlLeases.FLOOR,
                 "SQL issuer hand-off p50 < 20 ms with LISTEN/NOTIFY",
-                "Redis issuer (async) ≥ 0.8× the raw Lua floor", "ZooKeeper issuer (zxid, blocking) ≥ 0.9× raw create+delete");
+                "Redis issuer (async) ≥ 0.8× the raw Lua floor", "ZooKeeper issuer (zxid, blocking) ≥ 0.9× raw create+delete",
+                "Two-item transfer: gateway (one transaction request) ≥ 0.8× pgbench", GatewayTransfers.GATEWAY_STATEMENTS,
+                "MultiLock of 2 ≥ 1.0× two single acquires in sequence, SQL on MariaDB, c=16");
         try (var charts = Files.list(dir.resolve("benchmarks"))) {
-            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(10);
+            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(12);
         }
         assertThat(Profile.SMOKE.measure()).isLessThan(Duration.ofSeconds(1));
     }

@@ -8,6 +8,7 @@ import io.fencegate.client.FencegateClient;
 import io.fencegate.client.Lease;
 import io.fencegate.client.ReadOutcome;
 import io.fencegate.client.WriteOutcome;
+import io.fencegate.examples.support.RedisLock;
 import io.fencegate.store.Executed;
 import io.fencegate.store.GuardRule;
 import io.fencegate.store.StatementResult;

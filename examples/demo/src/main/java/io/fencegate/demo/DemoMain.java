@@ -1,6 +1,7 @@
 package io.fencegate.demo;
 
 import io.fencegate.client.FencegateClient;
+import io.fencegate.examples.support.Teardown;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -7,19 +7,32 @@ import java.sql.Statement;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A schema of its own in the shared Postgres database {@code test} at 127.0.0.1:5432 (user postgres),
- * created here and dropped, with everything in it, on close. Needs the Postgres driver on the classpath.
+ * A schema of its own in a Postgres database (by default the shared {@code test} at 127.0.0.1:5432,
+ * user postgres), created here and dropped, with everything in it, on close. Needs the Postgres
+ * driver on the classpath.
  */
 public final class PostgresSchema implements AutoCloseable {
-    private static final String ADMIN_URL = "jdbc:postgresql://127.0.0.1:5432/test";
+    public static final String DEFAULT_URL = "jdbc:postgresql://127.0.0.1:5432/test";
     private final String name;
+    private final String adminUrl;
+    private final String user;
+    private final String password;
 
-    private PostgresSchema(String name) {
+    private PostgresSchema(String name, String adminUrl, String user, String password) {
         this.name = name;
+        this.adminUrl = adminUrl;
+        this.user = user;
+        this.password = password;
     }
 
     public static PostgresSchema create(String prefix) throws SQLException {
-        PostgresSchema schema = new PostgresSchema(prefix + "_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL));
+        return create(prefix, DEFAULT_URL, "postgres", "");
+    }
+
+    /** A schema named {@code prefix_<random>} in the database {@code adminUrl} names. */
+    public static PostgresSchema create(String prefix, String adminUrl, String user, String password) throws SQLException {
+        String name = prefix + "_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL);
+        PostgresSchema schema = new PostgresSchema(name, adminUrl, user, password);
         schema.admin("CREATE SCHEMA " + schema.name);
         return schema;
     }
@@ -28,12 +41,13 @@ public final class PostgresSchema implements AutoCloseable {
         return name;
     }
 
+    /** The database's URL with every connection pinned to this schema. */
     public String jdbcUrl() {
-        return ADMIN_URL + "?currentSchema=" + name;
+        return adminUrl + (adminUrl.contains("?") ? "&" : "?") + "currentSchema=" + name;
     }
 
     private void admin(String sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection(ADMIN_URL, "postgres", ""); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(adminUrl, user, password); Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

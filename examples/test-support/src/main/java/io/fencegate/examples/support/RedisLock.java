@@ -1,4 +1,4 @@
-package io.fencegate.demo;
+package io.fencegate.examples.support;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -11,8 +11,10 @@ import java.util.UUID;
 /**
  * The lock the seed articles teach: {@code SET key value NX PX ttl}, released by a
  * compare-and-delete script. No token: nothing downstream can tell a stale holder from a live one.
+ * The control the demo and the transfer example run against fencegate. Needs {@code lettuce-core},
+ * which this module leaves to the example that uses it (optional here).
  */
-final class RedisLock implements AutoCloseable {
+public final class RedisLock implements AutoCloseable {
     private static final String RELEASE =
             "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
@@ -22,7 +24,7 @@ final class RedisLock implements AutoCloseable {
     private final String keyPrefix;
 
     /** {@code uri} is {@code redis://host:port#keyPrefix}: the demo's own prefix, never shared keys. */
-    RedisLock(String uri) {
+    public RedisLock(String uri) {
         int hash = uri.indexOf('#');
         this.keyPrefix = uri.substring(hash + 1);
         this.client = RedisClient.create(uri.substring(0, hash));
@@ -31,7 +33,7 @@ final class RedisLock implements AutoCloseable {
     }
 
     /** The lock's random value while held, or null if it stayed taken for {@code wait}. */
-    String acquire(String lock, Duration ttl, Duration wait) {
+    public String acquire(String lock, Duration ttl, Duration wait) {
         String value = UUID.randomUUID().toString();
         long deadline = System.nanoTime() + wait.toNanos();
         while (System.nanoTime() < deadline) {
@@ -48,7 +50,7 @@ final class RedisLock implements AutoCloseable {
         return null;
     }
 
-    void release(String lock, String value) {
+    public void release(String lock, String value) {
         redis.eval(RELEASE, ScriptOutputType.INTEGER, new String[] {keyPrefix + lock}, value);
     }
 
