@@ -78,8 +78,17 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
     }
 
     /**
-     * The mode {@code token} was granted in; {@code token} is positive and its mode not cached. The
-     * default serves a backend that grants write leases only. A present answer is cached.
+     * Whether this backend grants read leases ({@link #grantRead} overridden). If not, every grant is a
+     * write and {@code grantedMode} is {@code wasGranted}, with its cache (grants a backend learns of
+     * without their mode, from a grant log, answer without a round trip).
+     */
+    protected boolean grantsReadLeases() {
+        return false;
+    }
+
+    /**
+     * The mode {@code token} was granted in; {@code token} is positive and its mode not cached. Asked
+     * only of a backend that {@link #grantsReadLeases}. A present answer is cached.
      */
     protected CompletionStage<Optional<LeaseMode>> grantedModeOf(String lock, long token) {
         return isGranted(lock, token).thenApply(granted -> granted ? Optional.of(LeaseMode.WRITE) : Optional.empty());
@@ -184,6 +193,9 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
         }
         if (token <= 0) {
             return CompletableFuture.completedFuture(Optional.empty());
+        }
+        if (!grantsReadLeases()) {
+            return wasGranted(lock, token).thenApply(granted -> granted ? Optional.of(LeaseMode.WRITE) : Optional.empty());
         }
         Optional<LeaseMode> known = grantCache.modeOf(lock, token);
         if (known.isPresent()) {

@@ -303,6 +303,11 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
         return call(() -> tables.wasGranted(key(lock), token));
     }
 
+    @Override
+    protected boolean grantsReadLeases() {
+        return true;
+    }
+
     /** A read lease's grant is marked in its grant row, its reader row and the fence row: a store refuses it a write. */
     @Override
     protected CompletionStage<Optional<LeaseMode>> grantedModeOf(String lock, long token) {
