@@ -5,7 +5,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Grants exclusive leases on named locks, each carrying a fencing token.
+ * Grants leases on named locks, each carrying a fencing token: exclusive (write) leases on every
+ * issuer, and, where the issuer supports them, shared read leases ({@link LeaseMode}) and fenced
+ * semaphores' permits ({@link Semaphores}).
  *
  * <p>Tokens for one lock strictly increase in grant order, across issuer restarts and backend
  * failovers. Every method is asynchronous and bounded in time: a backend that does not answer,
@@ -41,6 +43,64 @@ public interface LeaseIssuer extends AutoCloseable {
                     "this issuer keeps no lock-delay; lockDelay must be zero, was " + lockDelay));
         }
         return acquire(lock, ttl, wait);
+    }
+
+    /**
+     * Acquires {@code lock} in {@code mode}: a {@link LeaseMode#WRITE} lease exactly as
+     * {@link #acquire(String, Duration, Duration, Duration)}; a {@link LeaseMode#READ} lease shared
+     * with any number of other read leases and never with a write lease. Every grant, whatever its
+     * mode, takes the next token of the lock's one sequence. Waiting is FIFO, and writers are not
+     * starved: once a write acquire waits, read acquires that come after it wait behind it, even
+     * while the lock is held only by read leases. A write acquire that still finds read leases at
+     * the end of its wait gets empty, as for a held lock; so does a read acquire that still finds a
+     * write lease, or an older waiting write acquire. Renew, release, find, expiry, listeners and
+     * lock-delay are as for write leases.
+     *
+     * <p>The default grants write leases only; an issuer that keeps read leases overrides it.
+     *
+     * @throws IllegalArgumentException (through the stage) for a null mode or any argument the
+     *     four-argument acquire refuses
+     * @throws UnsupportedOperationException (through the stage) for a read lease on an issuer that
+     *     does not keep them yet
+     */
+    default CompletionStage<Optional<Lease>> acquire(String lock, LeaseMode mode, Duration ttl, Duration wait, Duration lockDelay) {
+        if (mode == null) {
+            return java.util.concurrent.CompletableFuture.failedFuture(new IllegalArgumentException("mode must be read or write"));
+        }
+        if (mode == LeaseMode.WRITE) {
+            return acquire(lock, ttl, wait, lockDelay);
+        }
+        return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "this issuer does not support read leases yet"));
+    }
+
+    /**
+     * Acquires one of the {@code permits} permits of the fenced semaphore {@code semaphore}: an
+     * exclusive lease on the lock of a free slot {@code 0..permits-1} ({@link Semaphores#slotLock}),
+     * its token from that slot's lock's sequence, {@link Lease#slot()} the slot it took. At most
+     * {@code permits} permits live at once; a caller finding none free waits, FIFO, up to
+     * {@code wait}, then gets empty. Renew, release, find, expiry and listeners are as for any lease.
+     * The semaphore's permit count is fixed by its first acquire: asking with another count is
+     * refused, never a silent resize.
+     *
+     * @throws IllegalArgumentException (through the stage) for a name or count {@link Semaphores#check}
+     *     refuses, a count other than the semaphore's, or a bad ttl or wait
+     * @throws UnsupportedOperationException (through the stage) on an issuer that does not keep
+     *     semaphores yet
+     */
+    default CompletionStage<Optional<Lease>> acquirePermit(String semaphore, int permits, Duration ttl, Duration wait) {
+        return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "this issuer does not support semaphores yet"));
+    }
+
+    /**
+     * The mode {@code token} was granted in for {@code lock}, or empty if it was not granted (as
+     * {@link #wasGranted} answers false). A store that writes uses this to refuse a read lease's
+     * token: a read token may fence reads, never write. A permit's token is a write token of its
+     * slot's lock. The default serves an issuer that grants write leases only.
+     */
+    default CompletionStage<Optional<LeaseMode>> grantedMode(String lock, long token) {
+        return wasGranted(lock, token).thenApply(granted -> granted ? Optional.of(LeaseMode.WRITE) : Optional.empty());
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.fencegate.gateway.http;
 
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseMode;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.time.Duration;
@@ -17,6 +18,10 @@ import java.util.concurrent.TimeUnit;
  * be able to pass to any resource, and the issuer already keeps the grant. "Granted" is a permanent
  * fact, so positive answers are cached; negative ones never are (the grant may be in flight). The
  * cache is bounded and simply starts over when full: a miss costs one issuer round trip.
+ *
+ * <p>A read lease's token is refused too ({@link LeaseIssuer#grantedMode}): it may never write, and
+ * the gateway does not grant read leases yet, so no request of its own carries one. (Once it does,
+ * fenced reads will take either mode: DESIGN.md, "Read-write leases and fenced semaphores".)
  */
 final class GrantCheck {
     private static final int MAX_CACHED = 100_000;
@@ -38,12 +43,17 @@ final class GrantCheck {
         if (granted.containsKey(grant)) {
             return Future.succeededFuture();
         }
-        return Future.fromCompletionStage(issuer.wasGranted(lock, token), context)
+        return Future.fromCompletionStage(issuer.grantedMode(lock, token), context)
                 .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .compose(yes -> {
-                    if (!yes) {
+                .compose(mode -> {
+                    if (mode.isEmpty()) {
                         return Future.failedFuture(new Problem(403, Problem.TOKEN_NOT_GRANTED, "Forbidden",
                                 "token " + token + " was not granted for lock '" + lock + "'")
+                                .with("lock", lock));
+                    }
+                    if (mode.get() == LeaseMode.READ) {
+                        return Future.failedFuture(new Problem(403, Problem.TOKEN_NOT_GRANTED, "Forbidden",
+                                "token " + token + " was granted to a read lease on lock '" + lock + "': it never writes")
                                 .with("lock", lock));
                     }
                     if (granted.size() >= MAX_CACHED) {

@@ -9,6 +9,8 @@ import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.config.Backends;
 import io.fencegate.gateway.config.ConfigLoader;
 import io.fencegate.gateway.config.GatewayConfig;
+import io.fencegate.issuer.LeaseMode;
+import io.fencegate.issuer.sql.SqlLeaseIssuer;
 import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -93,6 +95,35 @@ class SqlIssuerGatewayIT {
                 assertThat(after.token()).isGreaterThan(token + 5_000_000);
                 assertThat(gateway.send(gateway.request("/health").GET()).statusCode()).isEqualTo(200);
                 assertThat(gateway.send(gateway.request("/metrics").GET()).body()).contains("fencegate_issuer_fail_closed 0.0");
+            } finally {
+                vertx.close().await(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /**
+     * A read lease an application took from the same SQL issuer (the library's API) never writes
+     * through the gateway, which grants no read lease itself yet: its token is refused with a 403.
+     */
+    @Test
+    void aReadLeasesTokenFromTheSameIssuerNeverWritesThroughTheGateway() throws Exception {
+        try (TestDatabases db = TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
+            GatewayConfig config = sqlOnly(db);
+            Vertx vertx = Vertx.vertx();
+            try (GatewayHarness gateway = open(config, vertx);
+                    SqlLeaseIssuer app = SqlLeaseIssuer.builder().jdbcUrl(db.url()).user(db.user()).password("").build()) {
+                String key = "reports/" + UUID.randomUUID();
+                io.fencegate.issuer.Lease read = app.acquire("main/" + key, LeaseMode.READ, Duration.ofSeconds(30), Duration.ZERO,
+                        Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS).orElseThrow();
+                java.net.http.HttpResponse<String> refused = gateway.send(gateway.request("/v1/stores/main/items/" + key)
+                        .header("Fencing-Token", Long.toString(read.token()))
+                        .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("by a reader")));
+                assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+                assertThat(refused.body()).contains("read lease");
+                assertThat(app.release(read.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+                Lease write = gateway.client().acquire("main/" + key, Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow();
+                assertThat(write.token()).isGreaterThan(read.token());
+                assertThat(gateway.client().put("main", key, write.token(), bytes("by the writer")).applied()).isTrue();
             } finally {
                 vertx.close().await(10, TimeUnit.SECONDS);
             }

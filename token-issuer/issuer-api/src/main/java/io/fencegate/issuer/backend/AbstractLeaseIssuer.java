@@ -5,8 +5,10 @@ import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.LeasePage;
 import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.Semaphores;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -59,6 +61,39 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
      */
     protected abstract CompletionStage<Optional<Lease>> grant(String lock, long ttlMs, Duration wait, long lockDelayMs);
 
+    /**
+     * Grants {@code lock} as a read lease, or answers empty once {@code wait} ran out; the arguments
+     * as {@link #grant}. The default: this backend keeps no read leases yet.
+     */
+    protected CompletionStage<Optional<Lease>> grantRead(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(backend + " lease issuer does not support read leases yet"));
+    }
+
+    /**
+     * Grants a permit of {@code semaphore} (a name and count {@link Semaphores#check} passed), or
+     * answers empty once {@code wait} ran out. The default: this backend keeps no semaphores yet.
+     */
+    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(backend + " lease issuer does not support semaphores yet"));
+    }
+
+    /**
+     * Whether this backend grants read leases ({@link #grantRead} overridden). If not, every grant is a
+     * write and {@code grantedMode} is {@code wasGranted}, with its cache (grants a backend learns of
+     * without their mode, from a grant log, answer without a round trip).
+     */
+    protected boolean grantsReadLeases() {
+        return false;
+    }
+
+    /**
+     * The mode {@code token} was granted in; {@code token} is positive and its mode not cached. Asked
+     * only of a backend that {@link #grantsReadLeases}. A present answer is cached.
+     */
+    protected CompletionStage<Optional<LeaseMode>> grantedModeOf(String lock, long token) {
+        return isGranted(lock, token).thenApply(granted -> granted ? Optional.of(LeaseMode.WRITE) : Optional.empty());
+    }
+
     /** Empty for anything that is not an id this backend could have made. Never fails. */
     protected abstract Optional<I> parseLeaseId(String leaseId);
 
@@ -95,16 +130,7 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
     @Override
     public final CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
         try {
-            LockNames.check(lock);
-            if (ttl == null || ttl.toMillis() <= 0) {
-                throw new IllegalArgumentException("ttl must be at least 1 ms, was " + ttl);
-            }
-            if (wait == null || wait.isNegative()) {
-                throw new IllegalArgumentException("wait must be zero or positive, was " + wait);
-            }
-            if (lockDelay == null || lockDelay.isNegative()) {
-                throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
-            }
+            checkAcquire(lock, ttl, wait, lockDelay);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -112,6 +138,79 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
             return closedFailure();
         }
         return grant(lock, ttl.toMillis(), wait, lockDelay.toMillis());
+    }
+
+    private static void checkAcquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
+        LockNames.check(lock);
+        if (ttl == null || ttl.toMillis() <= 0) {
+            throw new IllegalArgumentException("ttl must be at least 1 ms, was " + ttl);
+        }
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("wait must be zero or positive, was " + wait);
+        }
+        if (lockDelay == null || lockDelay.isNegative()) {
+            throw new IllegalArgumentException("lockDelay must be zero or positive, was " + lockDelay);
+        }
+    }
+
+    @Override
+    public final CompletionStage<Optional<Lease>> acquire(String lock, LeaseMode mode, Duration ttl, Duration wait, Duration lockDelay) {
+        if (mode == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("mode must be read or write"));
+        }
+        if (mode == LeaseMode.WRITE) {
+            return acquire(lock, ttl, wait, lockDelay);
+        }
+        try {
+            checkAcquire(lock, ttl, wait, lockDelay);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return closed.get() ? closedFailure() : grantRead(lock, ttl.toMillis(), wait, lockDelay.toMillis());
+    }
+
+    @Override
+    public final CompletionStage<Optional<Lease>> acquirePermit(String semaphore, int permits, Duration ttl, Duration wait) {
+        try {
+            Semaphores.check(semaphore, permits);
+            checkAcquire(Semaphores.slotLock(semaphore, 0), ttl, wait, Duration.ZERO);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return closed.get() ? closedFailure() : grantPermit(semaphore, permits, ttl.toMillis(), wait);
+    }
+
+    /** Like {@link #wasGranted}: a known mode is kept in-process, and a closed issuer answers nothing. */
+    @Override
+    public final CompletionStage<Optional<LeaseMode>> grantedMode(String lock, long token) {
+        try {
+            LockNames.check(lock);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (closed.get()) {
+            return closedFailure();
+        }
+        if (token <= 0) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        if (!grantsReadLeases()) {
+            return wasGranted(lock, token).thenApply(granted -> granted ? Optional.of(LeaseMode.WRITE) : Optional.empty());
+        }
+        Optional<LeaseMode> known = grantCache.modeOf(lock, token);
+        if (known.isPresent()) {
+            return CompletableFuture.completedFuture(known);
+        }
+        CompletableFuture<Optional<LeaseMode>> answer = new CompletableFuture<>();
+        grantedModeOf(lock, token).whenComplete((mode, error) -> {
+            if (error != null) {
+                answer.completeExceptionally(error);
+                return;
+            }
+            mode.ifPresent(m -> grantCache.add(lock, token, m));
+            answer.complete(mode);
+        });
+        return answer;
     }
 
     @Override
@@ -215,6 +314,11 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
     /** A grant made here: {@code wasGranted} answers it without asking the backend. */
     protected final void rememberGrant(String lock, long token) {
         grantCache.add(lock, token);
+    }
+
+    /** A grant made here, with its mode: {@code wasGranted} and {@code grantedMode} answer it without asking the backend. */
+    protected final void rememberGrant(String lock, long token, LeaseMode mode) {
+        grantCache.add(lock, token, mode);
     }
 
     /** The cache itself, for a backend whose parts learn of grants too (a grant log). */
