@@ -28,9 +28,13 @@ final class LeaseTables {
      * (0: its turn belongs to an older waiter), or refused to stay safe ({@code refusal}) for about
      * {@code busyMs}.
      */
-    record Attempt(boolean granted, long token, long busyMs, boolean waiterLive, Refusal refusal) {
+    record Attempt(boolean granted, long token, long busyMs, boolean waiterLive, Refusal refusal, int slot) {
         Attempt(boolean granted, long token, long busyMs, boolean waiterLive) {
-            this(granted, token, busyMs, waiterLive, Refusal.NONE);
+            this(granted, token, busyMs, waiterLive, Refusal.NONE, -1);
+        }
+
+        Attempt(boolean granted, long token, long busyMs, boolean waiterLive, Refusal refusal) {
+            this(granted, token, busyMs, waiterLive, refusal, -1);
         }
     }
 
@@ -57,8 +61,15 @@ final class LeaseTables {
     /** A live lease read back: its token, ttl and remaining time by the database's clock. */
     record Live(long token, long ttlMs, long remainingMs) { }
 
-    /** One listing row. */
-    record Listed(byte[] lockName, long token, long remainingMs, String grantedBy) { }
+    /** One listing row; {@code read} for a read lease. */
+    record Listed(byte[] lockName, long token, long remainingMs, String grantedBy, boolean read) { }
+
+    /**
+     * The fence row's secret while read leases may live: they stand there as one lease no id can name
+     * (a lease id's secret is lower-case hex), expiring when the last of them may end, so every write
+     * grant finds the lock held by the rule it already applies ({@link ReadLeaseTables}).
+     */
+    static final String READERS = "r".repeat(32);
 
     /** SQLState 40001 (serialization failure, MariaDB's deadlock) and 40P01 (Postgres deadlock): retried. */
     private static final int RETRIES = 5;
@@ -70,16 +81,16 @@ final class LeaseTables {
      */
     static final String WAITER_LIVE = "expires_us > NOW_US AND expires_us <= NOW_US + " + 2 * SqlLeaseIssuer.WAITER_TTL_MS * 1000;
 
-    private final DataSource dataSource;
-    private final SqlDialect dialect;
-    private final int timeoutSeconds;
-    private final SqlIssuerClock clock;
+    final DataSource dataSource;
+    final SqlDialect dialect;
+    final int timeoutSeconds;
+    final SqlIssuerClock clock;
 
     private final String insertFence;
-    private final String lockFence;
+    final String lockFence;
     private final String oldestWaiter;
-    private final String grantUpdate;
-    private final String grantInsert;
+    final String grantUpdate;
+    final String grantInsert;
     private final String waiterDelete;
     private final String waiterInsert;
     private final String waiterRefresh;
@@ -92,6 +103,7 @@ final class LeaseTables {
     private final String released;
     private final String sweepGrants;
     private final String sweepWaiters;
+    private final String sweepReaders;
     /** PostgreSQL: an uncontended grant, and a release, each in one statement (one round trip); null elsewhere. */
     private final String grantFree;
     private final String releaseAtOnce;
@@ -101,7 +113,7 @@ final class LeaseTables {
     /** The same, with the grant row, the token read back and the COMMIT, each one request (the issuer's own MariaDB pool); else null. */
     private final String grantFreeRequest;
     private final String releaseRequest;
-    private final String clampLease;
+    final String clampLease;
     private final String lockAny;
 
     /**
@@ -130,11 +142,11 @@ final class LeaseTables {
                 + " WHERE lock_key = ?");
         this.lockAny = "SELECT token, secret, expires_us FROM fencegate_lock_fence WHERE lock_key = ? FOR UPDATE";
         this.grantUpdate = dialect.sql("UPDATE fencegate_lock_fence SET token = ?, secret = ?, expires_us = NOW_US + ?,"
-                + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ? WHERE lock_key = ?");
+                + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?, token_read = NULL WHERE lock_key = ?");
         this.grantInsert = dialect.sql("INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released)"
                 + " VALUES (?, ?, NOW_US, FALSE)");
         this.waiterDelete = "DELETE FROM fencegate_lease_waiter WHERE id = ?";
-        this.waiterInsert = dialect.sql("INSERT INTO fencegate_lease_waiter (lock_key, expires_us) VALUES (?, NOW_US + ?)");
+        this.waiterInsert = dialect.sql("INSERT INTO fencegate_lease_waiter (lock_key, expires_us, read_lease) VALUES (?, NOW_US + ?, ?)");
         this.waiterRefresh = dialect.sql("UPDATE fencegate_lease_waiter SET expires_us = NOW_US + ? WHERE id = ?");
         // Renew and release lock the lease's row without judging it, then judge it by a clock read
         // after the lock, in the conditional UPDATE: a lease that expired while the call waited for
@@ -152,18 +164,21 @@ final class LeaseTables {
                 + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
         // The current fence token counts too: a lease renewed past the grant retention stays granted.
         this.granted = "SELECT 1 FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?"
-                + " UNION ALL SELECT 1 FROM fencegate_lock_fence WHERE lock_key = ? AND token = ?";
+                + " UNION ALL SELECT 1 FROM fencegate_lock_fence WHERE lock_key = ? AND token = ?"
+                + " UNION ALL SELECT 1 FROM fencegate_lease_reader WHERE lock_key = ? AND token = ?";
         this.released = "SELECT released FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?";
         this.sweepGrants = dialect.sql("DELETE FROM fencegate_lease_grant WHERE granted_us < NOW_US - ?");
         this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE expires_us < NOW_US - 60000000"
                 + " OR expires_us > NOW_US + 60000000");
+        // A read lease's row is kept past its expiry while its lock-delay may hold writers off.
+        this.sweepReaders = dialect.sql("DELETE FROM fencegate_lease_reader WHERE expires_us + delay_ms * 1000 < NOW_US - 60000000");
         // The same rules as grant() and release(), in one statement each: the UPDATE takes the fence row's
         // lock and re-reads it (a concurrent grant waited for is seen), so exclusion and token order hold
         // as in the transaction; the grant row is written, the lease marked released and the next waiter
         // notified by the same statement, so they commit together.
         this.grantFree = dialect != SqlDialect.POSTGRESQL ? null : dialect.sql("WITH granted AS ("
                 + " UPDATE fencegate_lock_fence SET token = GREATEST(token + 1, ? + 1, NOW_US), secret = ?,"
-                + " expires_us = NOW_US + ?, free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?"
+                + " expires_us = NOW_US + ?, free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?, token_read = NULL"
                 + GRANT_FREE_WHERE
                 + " RETURNING lock_key, token)"
                 + " INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released)"
@@ -181,7 +196,7 @@ final class LeaseTables {
         // row's lock, so the grant row and the release mark that follow in the transaction see it.
         this.grantFreeUpdate = dialect != SqlDialect.MYSQL ? null : dialect.sql("UPDATE fencegate_lock_fence SET"
                 + " token = LAST_INSERT_ID(GREATEST(token + 1, ? + 1, NOW_US)), secret = ?, expires_us = NOW_US + ?,"
-                + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?"
+                + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?, token_read = NULL"
                 + GRANT_FREE_WHERE);
         // One multi-table UPDATE ends the lease and marks its grant row released, so both commit together
         // (LEFT JOIN: a lease renewed past the grant retention has no grant row left to mark).
@@ -267,7 +282,7 @@ final class LeaseTables {
      * the lease's secret, its expiry and free-at offsets in µs, its ttl and lock-delay, the granting
      * instance, the lock.
      */
-    private static void bindGrant(PreparedStatement s, long token, byte[] key, String secret, long ttlMs, long delayMs,
+    static void bindGrant(PreparedStatement s, long token, byte[] key, String secret, long ttlMs, long delayMs,
                                   String grantedBy) throws SQLException {
         s.setLong(1, token);
         s.setString(2, secret);
@@ -311,24 +326,9 @@ final class LeaseTables {
     Attempt grant(byte[] key, String secret, long ttlMs, long delayMs, long waiterId, long waiterTtlMs,
                   long floor, String grantedBy) throws SQLException {
         return inTransaction(c -> {
-            long fence;
-            boolean leased;
-            long freeUs;
-            long leaseTtlMs;
-            long leaseDelayMs;
-            try (PreparedStatement s = prepare(c, lockFence)) {
-                s.setBytes(1, key);
-                try (ResultSet rs = s.executeQuery()) {
-                    if (!rs.next()) {
-                        return null;
-                    }
-                    fence = rs.getLong(1);
-                    leased = rs.getObject(2) != null;
-                    freeUs = rs.getLong(3);
-                    leased = leased && !rs.wasNull();
-                    leaseTtlMs = rs.getLong(4);
-                    leaseDelayMs = rs.getLong(5);
-                }
+            FenceRow row = lockRow(c, key);
+            if (row == null) {
+                return null;
             }
             Long read = clock.read(c);
             if (read == null) {
@@ -345,24 +345,16 @@ final class LeaseTables {
                     }
                 }
             }
-            if (leased && freeUs > nowUs) {
-                long capUs = (leaseTtlMs + leaseDelayMs) * 1000 + SqlClockWatch.TOLERANCE_US;
-                if (freeUs - nowUs > capUs) {
-                    clamp(c, key, nowUs + leaseTtlMs * 1000, nowUs + (leaseTtlMs + leaseDelayMs) * 1000);
-                    freeUs = nowUs + (leaseTtlMs + leaseDelayMs) * 1000;
-                }
-                return refused(c, waiterId, waiterTtlMs, Math.max(1, (freeUs - nowUs + 999) / 1000), Refusal.NONE);
+            Attempt busy = busy(c, key, row, nowUs, waiterId, waiterTtlMs);
+            if (busy != null) {
+                return busy;
             }
             if (oldest != null && oldest != waiterId) {
                 return refused(c, waiterId, waiterTtlMs, 0, Refusal.NONE);
             }
-            long highest = Math.max(fence, floor);
-            if (highest >= nowUs) {
-                long aheadUs = highest - nowUs;
-                // Within the tolerance: a grant a moment ago on a clock read a moment earlier (H2
-                // reads it at the transaction's start), not a step: try again shortly.
-                Refusal why = aheadUs < SqlClockWatch.TOLERANCE_US ? Refusal.NONE : Refusal.TOKEN_AHEAD_OF_CLOCK;
-                return refused(c, waiterId, waiterTtlMs, aheadUs / 1000 + 1, why);
+            Attempt ahead = tokenAhead(c, Math.max(row.token(), floor), nowUs, waiterId, waiterTtlMs);
+            if (ahead != null) {
+                return ahead;
             }
             long token = nowUs;
             try (PreparedStatement s = prepare(c, grantUpdate)) {
@@ -381,12 +373,69 @@ final class LeaseTables {
         });
     }
 
-    private Attempt refused(Connection c, long waiterId, long waiterTtlMs, long busyMs, Refusal why) throws SQLException {
+    /** A lock's fence row as {@link #lockFence} read it under its lock: {@code leased} while a lease (or the read leases) stands there. */
+    record FenceRow(long token, String secret, boolean leased, long freeUs, long ttlMs, long delayMs) {
+        boolean readers() {
+            return READERS.equals(secret);
+        }
+    }
+
+    /** Locks the lock's fence row and reads it; null if the row is missing (create it and try again). */
+    FenceRow lockRow(Connection c, byte[] key) throws SQLException {
+        try (PreparedStatement s = prepare(c, lockFence)) {
+            s.setBytes(1, key);
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                long fence = rs.getLong(1);
+                String secret = rs.getString(2);
+                long freeUs = rs.getLong(3);
+                boolean leased = secret != null && !rs.wasNull();
+                return new FenceRow(fence, secret, leased, freeUs, rs.getLong(4), rs.getLong(5));
+            }
+        }
+    }
+
+    /**
+     * The refusal for a lock still held (a lease, or its lock-delay, not yet over at {@code nowUs}),
+     * or null when it is not. A lease whose ttl and lock-delay reach further ahead than they can
+     * (written before the clock stepped back) is cut to them from now first.
+     */
+    Attempt busy(Connection c, byte[] key, FenceRow row, long nowUs, long waiterId, long waiterTtlMs) throws SQLException {
+        if (!row.leased() || row.freeUs() <= nowUs) {
+            return null;
+        }
+        long freeUs = row.freeUs();
+        long capUs = (row.ttlMs() + row.delayMs()) * 1000 + SqlClockWatch.TOLERANCE_US;
+        if (freeUs - nowUs > capUs) {
+            clamp(c, key, nowUs + row.ttlMs() * 1000, nowUs + (row.ttlMs() + row.delayMs()) * 1000);
+            freeUs = nowUs + (row.ttlMs() + row.delayMs()) * 1000;
+        }
+        return refused(c, waiterId, waiterTtlMs, Math.max(1, (freeUs - nowUs + 999) / 1000), Refusal.NONE);
+    }
+
+    /**
+     * Null when a token may be granted at {@code nowUs} above {@code highest} (the lock's last token
+     * and this instance's floor); else the refusal: a moment's wait within the tolerance (a grant a
+     * moment ago on a clock read a moment earlier: H2 reads it at the transaction's start), or the
+     * lock fails closed (the clock stepped back, or a restore), see {@link SqlLeaseIssuer}.
+     */
+    Attempt tokenAhead(Connection c, long highest, long nowUs, long waiterId, long waiterTtlMs) throws SQLException {
+        if (highest < nowUs) {
+            return null;
+        }
+        long aheadUs = highest - nowUs;
+        Refusal why = aheadUs < SqlClockWatch.TOLERANCE_US ? Refusal.NONE : Refusal.TOKEN_AHEAD_OF_CLOCK;
+        return refused(c, waiterId, waiterTtlMs, aheadUs / 1000 + 1, why);
+    }
+
+    Attempt refused(Connection c, long waiterId, long waiterTtlMs, long busyMs, Refusal why) throws SQLException {
         boolean live = waiterId > 0 && refreshWaiter(c, waiterId, waiterTtlMs);
         return new Attempt(false, 0, busyMs, live, why);
     }
 
-    private void clamp(Connection c, byte[] key, long expiresUs, long freeUs) throws SQLException {
+    void clamp(Connection c, byte[] key, long expiresUs, long freeUs) throws SQLException {
         try (PreparedStatement s = prepare(c, clampLease)) {
             s.setLong(1, expiresUs);
             s.setLong(2, freeUs);
@@ -419,12 +468,13 @@ final class LeaseTables {
     }
 
     /** A place in line: a new waiter row, living {@code waiterTtlMs} unless refreshed. */
-    long addWaiter(byte[] key, long waiterTtlMs) throws SQLException {
+    long addWaiter(byte[] key, long waiterTtlMs, boolean read) throws SQLException {
         return once(c -> {
             try (PreparedStatement s = c.prepareStatement(waiterInsert, new String[] {"id"})) {
                 s.setQueryTimeout(timeoutSeconds);
                 s.setBytes(1, key);
                 s.setLong(2, waiterTtlMs * 1000);
+                s.setBoolean(3, read);
                 s.executeUpdate();
                 try (ResultSet rs = s.getGeneratedKeys()) {
                     if (!rs.next()) {
@@ -443,7 +493,7 @@ final class LeaseTables {
         });
     }
 
-    private void deleteWaiter(Connection c, long waiterId) throws SQLException {
+    void deleteWaiter(Connection c, long waiterId) throws SQLException {
         try (PreparedStatement s = prepare(c, waiterDelete)) {
             s.setLong(1, waiterId);
             s.executeUpdate();
@@ -626,6 +676,8 @@ final class LeaseTables {
                 s.setLong(2, token);
                 s.setBytes(3, key);
                 s.setLong(4, token);
+                s.setBytes(5, key);
+                s.setLong(6, token);
                 try (ResultSet rs = s.executeQuery()) {
                     return rs.next();
                 }
@@ -635,56 +687,62 @@ final class LeaseTables {
 
     /**
      * Live leases on locks whose name starts with {@code prefix} (bytes), after {@code after} (null:
-     * from the first), in byte order of the name, at most {@code limit} + 1 (the extra one tells
-     * that another page follows).
+     * from the first), in byte order of the name (a lock's read leases by token), at most
+     * {@code limit} + 1 (the extra one tells that another page follows). Read leases are listed one
+     * by one from their rows, never as the fence row's stand-in.
      */
     List<Listed> list(byte[] prefix, byte[] after, int limit) throws SQLException {
-        StringBuilder sql = new StringBuilder("SELECT lock_name, token, expires_us - NOW_US, granted_by FROM fencegate_lock_fence"
-                + " WHERE secret IS NOT NULL AND expires_us > NOW_US");
-        if (prefix.length > 0) {
-            sql.append(" AND SUBSTRING(lock_name FROM 1 FOR ?) = ?");
-        }
-        if (after != null) {
-            sql.append(" AND lock_name > ?");
-        }
-        sql.append(" ORDER BY lock_name LIMIT ?");
-        return once(c -> listPage(c, sql.toString(), prefix, after, limit));
+        String writes = "SELECT lock_name, token, expires_us - NOW_US, granted_by, 0 FROM fencegate_lock_fence"
+                + " WHERE secret IS NOT NULL AND secret <> '" + READERS + "' AND expires_us > NOW_US" + listFilter("lock_name", prefix, after);
+        String reads = "SELECT f.lock_name, r.token, r.expires_us - NOW_US, r.granted_by, 1 FROM fencegate_lease_reader r"
+                + " JOIN fencegate_lock_fence f ON f.lock_key = r.lock_key"
+                + " WHERE f.secret = '" + READERS + "' AND r.expires_us > NOW_US" + listFilter("f.lock_name", prefix, after);
+        String sql = writes + " UNION ALL " + reads + " ORDER BY 1, 2 LIMIT ?";
+        return once(c -> listPage(c, sql, prefix, after, limit));
+    }
+
+    private static String listFilter(String column, byte[] prefix, byte[] after) {
+        return (prefix.length > 0 ? " AND SUBSTRING(" + column + " FROM 1 FOR ?) = ?" : "") + (after != null ? " AND " + column + " > ?" : "");
     }
 
     private List<Listed> listPage(Connection c, String sql, byte[] prefix, byte[] after, int limit) throws SQLException {
         try (PreparedStatement s = prepare(c, dialect.sql(sql))) {
             int i = 1;
-            if (prefix.length > 0) {
-                s.setInt(i++, prefix.length);
-                s.setBytes(i++, prefix);
-            }
-            if (after != null) {
-                s.setBytes(i++, after);
+            for (int part = 0; part < 2; part++) {
+                if (prefix.length > 0) {
+                    s.setInt(i++, prefix.length);
+                    s.setBytes(i++, prefix);
+                }
+                if (after != null) {
+                    s.setBytes(i++, after);
+                }
             }
             s.setInt(i, limit + 1);
             List<Listed> rows = new ArrayList<>();
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(new Listed(rs.getBytes(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000), rs.getString(4)));
+                    rows.add(new Listed(rs.getBytes(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000), rs.getString(4),
+                            rs.getInt(5) == 1));
                 }
             }
             return rows;
         }
     }
 
-    /** Deletes grant rows older than the retention and waiter rows dead for a minute. */
+    /** Deletes grant rows older than the retention, and waiter and read-lease rows dead for a minute. */
     int sweep(long retentionMs) throws SQLException {
         return once(c -> {
-            try (PreparedStatement grants = prepare(c, sweepGrants); PreparedStatement waiters = prepare(c, sweepWaiters)) {
+            try (PreparedStatement grants = prepare(c, sweepGrants); PreparedStatement waiters = prepare(c, sweepWaiters);
+                 PreparedStatement readers = prepare(c, sweepReaders)) {
                 grants.setLong(1, retentionMs * 1000);
-                return grants.executeUpdate() + waiters.executeUpdate();
+                return grants.executeUpdate() + waiters.executeUpdate() + readers.executeUpdate();
             }
         });
     }
 
     // ------------------------------------------------------------------ plumbing
 
-    private interface InTransaction<T> {
+    interface InTransaction<T> {
         T run(Connection c) throws SQLException;
     }
 
@@ -693,7 +751,7 @@ final class LeaseTables {
      * Autocommit is switched off and back on only on a connection that has it on: the issuer's own
      * MariaDB/MySQL pool hands out connections with it off, saving a round trip each way.
      */
-    private <T> T inTransaction(InTransaction<T> work) throws SQLException {
+    <T> T inTransaction(InTransaction<T> work) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try (Connection c = connection()) {
                 boolean autoCommit = c.getAutoCommit();
@@ -752,7 +810,7 @@ final class LeaseTables {
     }
 
     /** Runs one statement's {@code work}: on its own under autocommit, else committed as its own transaction. */
-    private <T> T once(InTransaction<T> work) throws SQLException {
+    <T> T once(InTransaction<T> work) throws SQLException {
         try (Connection c = connection()) {
             return c.getAutoCommit() ? work.run(c) : committed(c, work);
         }
@@ -777,7 +835,7 @@ final class LeaseTables {
         return dataSource.getConnection();
     }
 
-    private PreparedStatement prepare(Connection c, String sql) throws SQLException {
+    PreparedStatement prepare(Connection c, String sql) throws SQLException {
         PreparedStatement s = c.prepareStatement(sql);
         s.setQueryTimeout(timeoutSeconds);
         return s;

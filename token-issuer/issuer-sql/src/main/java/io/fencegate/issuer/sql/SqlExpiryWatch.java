@@ -2,6 +2,7 @@ package io.fencegate.issuer.sql;
 
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.backend.ExpiryChecks;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
@@ -20,12 +21,14 @@ import java.util.function.BiConsumer;
 final class SqlExpiryWatch extends ExpiryChecks {
 
     private final LeaseTables tables;
+    private final ReadLeaseTables reads;
     private final Executor jdbc;
     private final BiConsumer<Lease, LeaseEnd> ended;
 
-    SqlExpiryWatch(LeaseTables tables, ScheduledExecutorService scheduler, Executor jdbc, BiConsumer<Lease, LeaseEnd> ended) {
+    SqlExpiryWatch(LeaseTables tables, ReadLeaseTables reads, ScheduledExecutorService scheduler, Executor jdbc, BiConsumer<Lease, LeaseEnd> ended) {
         super(scheduler);
         this.tables = tables;
+        this.reads = reads;
         this.jdbc = jdbc;
         this.ended = ended;
     }
@@ -46,7 +49,9 @@ final class SqlExpiryWatch extends ExpiryChecks {
         }
         byte[] key = SqlLeaseIssuer.sha256(tracked.lease.lock().getBytes(StandardCharsets.UTF_8));
         try {
-            LeaseTables.Standing standing = tables.standing(key, tracked.secret, tracked.lease.token());
+            LeaseTables.Standing standing = tracked.lease.mode() == LeaseMode.READ
+                    ? reads.standing(key, tracked.secret, tracked.lease.token())
+                    : tables.standing(key, tracked.secret, tracked.lease.token());
             if (standing.live()) {
                 checkAgainIn(tracked, standing.remainingMs() + 1);
                 return;

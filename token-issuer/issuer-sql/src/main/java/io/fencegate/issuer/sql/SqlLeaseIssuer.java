@@ -3,8 +3,10 @@ package io.fencegate.issuer.sql;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseInfo;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.LeasePage;
 import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.Semaphores;
 import io.fencegate.issuer.backend.AbstractLeaseIssuer;
 import io.fencegate.issuer.backend.DaemonThreads;
 import io.fencegate.issuer.backend.ExpiryChecks;
@@ -81,10 +83,28 @@ import org.slf4j.LoggerFactory;
  * <p>Every statement is bounded by the statement timeout; connecting by the pool's. Returned stages
  * complete on the issuer's JDBC threads.
  */
-public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Parsed> {
+public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id> {
 
     private static final Logger log = LoggerFactory.getLogger(SqlLeaseIssuer.class);
     static final LeaseIdFormat IDS = new LeaseIdFormat("sl1", 8192);
+    /** Read leases' and permits' ids carry tags of their own, so a call by id goes to the right row without a search. */
+    static final LeaseIdFormat READ_IDS = new LeaseIdFormat("sr1", 8192);
+    static final LeaseIdFormat PERMIT_IDS = new LeaseIdFormat("sp1", 8192);
+
+    /** What a lease is: a write lease, a read lease, or a semaphore's permit (a write lease on a slot's lock). */
+    enum Kind { WRITE, READ, PERMIT }
+
+    /** A lease id taken apart: the lease's lock (a permit's: its slot's lock), its secret, its kind. */
+    record Id(String lock, String secret, Kind kind) {
+        LeaseMode mode() {
+            return kind == Kind.READ ? LeaseMode.READ : LeaseMode.WRITE;
+        }
+
+        /** A permit's slot, read from its slot lock's name; {@link Lease#NO_SLOT} for any other lease. */
+        int slot() {
+            return kind == Kind.PERMIT ? Integer.parseInt(lock.substring(lock.lastIndexOf('/') + 1)) : Lease.NO_SLOT;
+        }
+    }
     /** A waiter row lives this long unless its waiter refreshes it (each poll does): a dead instance's waiters leave the line soon. */
     static final long WAITER_TTL_MS = 3000;
     private static final long FIRST_BACKOFF_MS = 5;
@@ -100,6 +120,8 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     private final String instanceName;
     private final Duration grantRetention;
     private final LeaseTables tables;
+    private final ReadLeaseTables reads;
+    private final PermitTables permits;
     private final ExecutorService jdbc;
     private final ScheduledThreadPoolExecutor scheduler;
     private final SqlReleaseNotifications notifications;
@@ -115,6 +137,8 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     private final AtomicLong highestGranted = new AtomicLong();
     /** Locks whose fence row this instance has seen (rows are never deleted, but a restore may lose one: handled). */
     private final Map<String, Boolean> fenced = LruMap.synchronizedOf(100_000);
+    /** Semaphores whose row and slots' fence rows this instance has seen (a count asked differently still goes to the database, which refuses it). */
+    private final Map<String, Integer> semaphores = LruMap.synchronizedOf(10_000);
     private final Map<Long, Acquisition> waitersById = new ConcurrentHashMap<>();
     private final Map<Acquisition, Boolean> waiting = new ConcurrentHashMap<>();
 
@@ -129,6 +153,8 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         this.tables = new LeaseTables(dataSource, dialect, timeoutSeconds,
                 ownedPool != null && dialect == SqlDialect.MYSQL && b.multiStatements(),
                 new SqlIssuerClock(dialect, timeoutSeconds, new SqlClockWatch()));
+        this.reads = new ReadLeaseTables(tables);
+        this.permits = new PermitTables(tables);
         tables.ensureClock();
         tables.readClock(); // the first reading every later one is checked against
         this.jdbc = new ThreadPoolExecutor(b.threads(), b.threads(), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
@@ -136,7 +162,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-sql-issuer-timer"));
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.expiries = new SqlExpiryWatch(tables, scheduler, jdbc, this::leaseEnded);
+        this.expiries = new SqlExpiryWatch(tables, reads, scheduler, jdbc, this::leaseEnded);
         this.notifications = dialect == SqlDialect.POSTGRESQL && b.notifications()
                 ? new SqlReleaseNotifications(dataSource, this::wakeWaiter) : null;
         scheduler.scheduleWithFixedDelay(() -> runQuietly(this::sweep), SWEEP_EVERY_MS, SWEEP_EVERY_MS, TimeUnit.MILLISECONDS);
@@ -177,8 +203,24 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         if (refused != null) {
             return refused;
         }
-        Acquisition acquisition = new Acquisition(lock, lock.getBytes(StandardCharsets.UTF_8), ttlMs, lockDelayMs,
-                System.nanoTime() + wait.toNanos(), !wait.isZero());
+        return start(new Acquisition(Kind.WRITE, lock, 0, ttlMs, lockDelayMs, wait));
+    }
+
+    /** A read lease: its own row, and the fence row standing for the read leases ({@link ReadLeaseTables}). */
+    @Override
+    protected CompletionStage<Optional<Lease>> grantRead(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        CompletableFuture<Optional<Lease>> refused = refusedByGuard();
+        return refused != null ? refused : start(new Acquisition(Kind.READ, lock, 0, ttlMs, lockDelayMs, wait));
+    }
+
+    /** A permit: a write lease on the first free slot's lock, granted under the semaphore's row lock ({@link PermitTables}). */
+    @Override
+    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int count, long ttlMs, Duration wait) {
+        CompletableFuture<Optional<Lease>> refused = refusedByGuard();
+        return refused != null ? refused : start(new Acquisition(Kind.PERMIT, semaphore, count, ttlMs, 0, wait));
+    }
+
+    private CompletionStage<Optional<Lease>> start(Acquisition acquisition) {
         waiting.put(acquisition, Boolean.TRUE);
         acquisition.tryNow();
         return acquisition.result;
@@ -186,10 +228,14 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     /** Ids of this format whose lock passes the lock-name rule; any other answers "no lease" without a round trip. */
     @Override
-    protected Optional<LeaseIdFormat.Parsed> parseLeaseId(String leaseId) {
-        return IDS.parse(leaseId).filter(id -> {
+    protected Optional<Id> parseLeaseId(String leaseId) {
+        Optional<Id> id = IDS.parse(leaseId).map(p -> new Id(p.subject(), p.secret(), Kind.WRITE))
+                .or(() -> READ_IDS.parse(leaseId).map(p -> new Id(p.subject(), p.secret(), Kind.READ)))
+                .or(() -> PERMIT_IDS.parse(leaseId).filter(p -> p.subject().matches("(?s).+/(0|[1-9][0-9]{0,3})"))
+                        .map(p -> new Id(p.subject(), p.secret(), Kind.PERMIT)));
+        return id.filter(i -> {
             try {
-                LockNames.check(id.subject());
+                LockNames.check(i.lock());
                 return true;
             } catch (IllegalArgumentException e) {
                 return false;
@@ -199,12 +245,12 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     /** The id's subject is the lock. */
     @Override
-    protected Optional<String> lockOfId(LeaseIdFormat.Parsed id) {
-        return Optional.of(id.subject());
+    protected Optional<String> lockOfId(Id id) {
+        return Optional.of(id.lock());
     }
 
     @Override
-    protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIdFormat.Parsed id) {
+    protected CompletionStage<Optional<Lease>> renewLease(String leaseId, Id id) {
         CompletableFuture<Optional<Lease>> refused = refusedByGuard();
         if (refused != null) {
             return refused;
@@ -213,28 +259,38 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
     }
 
     /** A renew's lease lives its ttl from now; a found one what the database says is left of it. */
-    private CompletionStage<Optional<Lease>> liveLease(String leaseId, LeaseIdFormat.Parsed id, boolean renew) {
-        return onLease(id, (lock, secret) -> {
+    private CompletionStage<Optional<Lease>> liveLease(String leaseId, Id id, boolean renew) {
+        return call(() -> {
             long sent = System.currentTimeMillis();
-            LeaseTables.Live live = renew ? tables.renew(key(lock), secret) : tables.find(key(lock), secret);
-            return live == null ? Optional.empty()
-                    : Optional.of(new Lease(lock, leaseId, live.token(), sent + (renew ? live.ttlMs() : live.remainingMs())));
+            byte[] key = key(id.lock());
+            LeaseTables.Live live = id.kind() == Kind.READ
+                    ? (renew ? reads.renew(key, id.secret()) : reads.find(key, id.secret()))
+                    : (renew ? tables.renew(key, id.secret()) : tables.find(key, id.secret()));
+            return live == null ? Optional.empty() : Optional.of(new Lease(id.lock(), leaseId, live.token(),
+                    sent + (renew ? live.ttlMs() : live.remainingMs()), Lease.UNKNOWN_START, id.mode(), id.slot()));
         });
     }
 
     @Override
-    protected CompletionStage<Boolean> releaseLease(String leaseId, LeaseIdFormat.Parsed id) {
-        return onLease(id, this::releaseNow);
+    protected CompletionStage<Boolean> releaseLease(String leaseId, Id id) {
+        return call(() -> releaseNow(id));
     }
 
-    private boolean releaseNow(String lock, String secret) throws Exception {
-        Long token = tables.release(key(lock), secret);
+    private boolean releaseNow(Id id) throws Exception {
+        Long token = id.kind() == Kind.READ ? reads.release(key(id.lock()), id.secret()) : tables.release(key(id.lock()), id.secret());
         if (token == null) {
             return false;
         }
-        expiries.forget(secret);
-        wakeOldestLocalWaiter(lock);
+        expiries.forget(id.secret());
+        wakeOldestLocalWaiter(id.lock());
+        if (id.kind() == Kind.PERMIT) {
+            wakeOldestLocalWaiter(id.lock().substring(0, id.lock().lastIndexOf('/')));
+        }
         return true;
+    }
+
+    private static Id idOf(Lease lease, String secret) {
+        return new Id(lease.lock(), secret, lease.isPermit() ? Kind.PERMIT : lease.mode() == LeaseMode.READ ? Kind.READ : Kind.WRITE);
     }
 
     @Override
@@ -247,15 +303,26 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         return call(() -> tables.wasGranted(key(lock), token));
     }
 
+    /** A read lease's grant is marked in its grant row, its reader row and the fence row: a store refuses it a write. */
     @Override
-    protected CompletionStage<Optional<Lease>> findLease(String leaseId, LeaseIdFormat.Parsed id) {
+    protected CompletionStage<Optional<LeaseMode>> grantedModeOf(String lock, long token) {
+        CompletableFuture<Optional<LeaseMode>> refused = refusedByGuard();
+        if (refused != null) {
+            return refused;
+        }
+        return call(() -> reads.mode(key(lock), token));
+    }
+
+    @Override
+    protected CompletionStage<Optional<Lease>> findLease(String leaseId, Id id) {
         return liveLease(leaseId, id, false);
     }
 
     @Override
     protected CompletionStage<Boolean> isReleased(Lease lease) {
         return parseLeaseId(lease.leaseId())
-                .map(id -> onLease(id, (lock, secret) -> tables.standing(key(lock), secret, lease.token()).released()))
+                .map(id -> call(() -> (id.kind() == Kind.READ ? reads.standing(key(id.lock()), id.secret(), lease.token())
+                        : tables.standing(key(id.lock()), id.secret(), lease.token())).released()))
                 .orElseGet(() -> CompletableFuture.completedFuture(false));
     }
 
@@ -269,11 +336,20 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
             for (int i = 0; i < Math.min(limit, rows.size()); i++) {
                 LeaseTables.Listed row = rows.get(i);
                 leases.add(new LeaseInfo(new String(row.lockName(), StandardCharsets.UTF_8), row.token(),
-                        sent + row.remainingMs(), row.grantedBy() == null ? "" : row.grantedBy()));
+                        sent + row.remainingMs(), row.grantedBy() == null ? "" : row.grantedBy(),
+                        row.read() ? LeaseMode.READ : LeaseMode.WRITE));
             }
-            Optional<String> next = rows.size() > limit
-                    ? Optional.of(ListCursors.encode(leases.get(leases.size() - 1).lock())) : Optional.empty();
-            return new LeasePage(leases, next);
+            if (rows.size() <= limit) {
+                return new LeasePage(leases, Optional.empty());
+            }
+            // The cursor is a lock name: a page ends with a lock's last lease, so the next page loses none of its
+            // read leases. (A lock with more read leases than one page holds shows its first page's worth.)
+            String last = leases.get(leases.size() - 1).lock();
+            if (new String(rows.get(limit).lockName(), StandardCharsets.UTF_8).equals(last)
+                    && !leases.get(0).lock().equals(last)) {
+                leases.removeIf(l -> l.lock().equals(last));
+            }
+            return new LeasePage(leases, Optional.of(ListCursors.encode(leases.get(leases.size() - 1).lock())));
         });
     }
 
@@ -283,7 +359,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         new ArrayList<>(waiting.keySet()).forEach(a -> a.fail(new IssuerUnavailableException("SQL lease issuer closed while waiting")));
         List<CompletableFuture<Boolean>> releases = new ArrayList<>();
         for (ExpiryChecks.Tracked t : expiries.drain()) {
-            releases.add(supply(() -> releaseNow(t.lease.lock(), t.secret)).exceptionally(e -> false));
+            releases.add(supply(() -> releaseNow(idOf(t.lease, t.secret))).exceptionally(e -> false));
         }
         try {
             CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
@@ -314,15 +390,6 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
     private interface JdbcCall<T> {
         T run() throws Exception;
-    }
-
-    private interface LeaseCall<T> {
-        T run(String lock, String secret) throws Exception;
-    }
-
-    /** Runs {@code call} on the JDBC threads for a parsed id: its lock and secret. */
-    private <T> CompletionStage<T> onLease(LeaseIdFormat.Parsed id, LeaseCall<T> call) {
-        return call(() -> call.run(id.subject(), id.secret()));
     }
 
     private <T> CompletionStage<T> call(JdbcCall<T> call) {
@@ -407,11 +474,16 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         }
     }
 
-    /** One acquire call: tries, and while the lock is held and time remains, waits in line. */
+    /** One acquire call: tries, and while the lock (or every permit) is held and time remains, waits in line. */
     private final class Acquisition {
+        final Kind kind;
+        /** The lock, or for a permit the semaphore's name. */
         final String lock;
+        /** The lock's fence key, or the semaphore's key (its line's too). */
         final byte[] key;
         final byte[] name;
+        final int count;
+        final List<byte[]> slotKeys;
         final long ttlMs;
         final long delayMs;
         final long deadlineNanos;
@@ -424,14 +496,30 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
         volatile ScheduledFuture<?> timer;
         long backoffMs = FIRST_BACKOFF_MS;
 
-        Acquisition(String lock, byte[] name, long ttlMs, long delayMs, long deadlineNanos, boolean waits) {
+        Acquisition(Kind kind, String lock, int count, long ttlMs, long delayMs, Duration wait) {
+            this.kind = kind;
             this.lock = lock;
-            this.name = name;
-            this.key = sha256(name);
+            this.name = lock.getBytes(StandardCharsets.UTF_8);
+            this.count = count;
+            if (kind == Kind.PERMIT) {
+                // 0xFF never occurs in UTF-8: no lock's key is a semaphore's.
+                byte[] marked = new byte[name.length + 1];
+                marked[0] = (byte) 0xFF;
+                System.arraycopy(name, 0, marked, 1, name.length);
+                this.key = sha256(marked);
+                List<byte[]> slots = new ArrayList<>(count);
+                for (int k = 0; k < count; k++) {
+                    slots.add(key(Semaphores.slotLock(lock, k)));
+                }
+                this.slotKeys = slots;
+            } else {
+                this.key = sha256(name);
+                this.slotKeys = List.of();
+            }
             this.ttlMs = ttlMs;
             this.delayMs = delayMs;
-            this.deadlineNanos = deadlineNanos;
-            this.waits = waits;
+            this.deadlineNanos = System.nanoTime() + wait.toNanos();
+            this.waits = !wait.isZero();
         }
 
         void wake() {
@@ -467,7 +555,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
                 long sentNanos = System.nanoTime();
                 LeaseTables.Attempt answer = grantOnce();
                 if (answer.granted()) {
-                    granted(answer.token(), sentMs, sentNanos);
+                    granted(answer.token(), answer.slot(), sentMs, sentNanos);
                     return;
                 }
                 long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
@@ -490,7 +578,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
                 if (!answer.waiterLive()) {
                     // First refusal, or our row outlived its ttl (a long pause): take a (new) place in line.
                     leaveLine();
-                    waiterId = tables.addWaiter(key, WAITER_TTL_MS);
+                    waiterId = tables.addWaiter(key, WAITER_TTL_MS, kind == Kind.READ);
                     waitersById.put(waiterId, this);
                     retryIn(0);
                     return;
@@ -499,7 +587,8 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
                 if (answer.busyMs() > 0) {
                     delay = Math.min(delay, answer.busyMs());
                 }
-                backoffMs = Math.min(backoffMs * 2, pollCapMs());
+                // A semaphore's waiters hear no NOTIFY (a release notifies its slot's line): they poll at the short cap.
+                backoffMs = Math.min(backoffMs * 2, kind == Kind.PERMIT ? POLL_CAP_MS : pollCapMs());
                 retryIn(delay);
             } catch (Exception e) {
                 fail(mapError(e));
@@ -508,27 +597,51 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
 
         private LeaseTables.Attempt grantOnce() throws Exception {
             for (int i = 0; i < 2; i++) {
-                if (!fenced.containsKey(lock)) {
-                    tables.ensureFence(key, name);
-                    fenced.put(lock, Boolean.TRUE);
-                }
+                ensureRows();
                 long floor = highestGranted.get();
-                if (waiterId == 0 && tables.grantsAtOnce()) {
+                if (kind == Kind.WRITE && waiterId == 0 && tables.grantsAtOnce()) {
                     Long token = tables.grantFree(key, secret, ttlMs, delayMs, floor, instanceName);
                     if (token != null) {
                         return new LeaseTables.Attempt(true, token, 0, false);
                     }
                 }
-                LeaseTables.Attempt answer = tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                LeaseTables.Attempt answer = attemptInTransaction(floor);
                 if (answer != null && answer.refusal() == LeaseTables.Refusal.CLOCK_MOVED) {
-                    answer = tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                    answer = attemptInTransaction(floor);
                 }
                 if (answer != null) {
                     return answer;
                 }
-                fenced.remove(lock); // the row is gone (a restore from before the lock existed): create it again
+                // A row is gone (a restore from before the lock or semaphore existed): create it again.
+                fenced.remove(lock);
+                semaphores.remove(lock);
             }
-            throw new IllegalStateException("the fence row of lock '" + lock + "' keeps vanishing");
+            throw new IllegalStateException("the rows of '" + lock + "' keep vanishing");
+        }
+
+        private void ensureRows() throws Exception {
+            if (kind != Kind.PERMIT) {
+                if (!fenced.containsKey(lock)) {
+                    tables.ensureFence(key, name);
+                    fenced.put(lock, Boolean.TRUE);
+                }
+                return;
+            }
+            if (!Integer.valueOf(count).equals(semaphores.get(lock))) {
+                permits.ensureSemaphore(key, name, count);
+                for (int k = 0; k < count; k++) {
+                    tables.ensureFence(slotKeys.get(k), Semaphores.slotLock(lock, k).getBytes(StandardCharsets.UTF_8));
+                }
+                semaphores.put(lock, count);
+            }
+        }
+
+        private LeaseTables.Attempt attemptInTransaction(long floor) throws Exception {
+            return switch (kind) {
+                case WRITE -> tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                case READ -> reads.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                case PERMIT -> permits.grant(key, lock, count, slotKeys, secret, ttlMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+            };
         }
 
         private void retryIn(long delayMs) {
@@ -544,21 +657,28 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<LeaseIdFormat.Pars
             }
         }
 
-        private void granted(long token, long sentMs, long sentNanos) {
+        private void granted(long token, int slot, long sentMs, long sentNanos) {
             failClosed.granted(lock);
             waitersById.remove(waiterId);
             waiterId = 0;
             highestGranted.accumulateAndGet(token, Math::max);
-            rememberGrant(lock, token);
-            Lease lease = new Lease(lock, IDS.format(lock, secret), token, sentMs + ttlMs, sentNanos);
+            String leaseLock = kind == Kind.PERMIT ? Semaphores.slotLock(lock, slot) : lock;
+            LeaseIdFormat ids = kind == Kind.READ ? READ_IDS : kind == Kind.PERMIT ? PERMIT_IDS : IDS;
+            Id id = new Id(leaseLock, secret, kind);
+            rememberGrant(leaseLock, token, id.mode());
+            Lease lease = new Lease(leaseLock, ids.format(leaseLock, secret), token, sentMs + ttlMs, sentNanos, id.mode(), id.slot());
             expiries.track(lease, secret, lease.expiresAt() - System.currentTimeMillis());
             waiting.remove(this);
             if (!result.complete(Optional.of(lease))) {
                 try {
-                    releaseNow(lock, secret); // nobody will ever see this lease (the issuer closed)
+                    releaseNow(id); // nobody will ever see this lease (the issuer closed)
                 } catch (Exception e) {
                     log.debug("SQL lease issuer: release of an unseen lease failed: {}", e.toString());
                 }
+            }
+            if (kind == Kind.READ) {
+                // Readers waiting here behind the same writer may share the lock now: each asks again.
+                waitersById.values().stream().filter(a -> a.kind == Kind.READ && a.lock.equals(lock)).forEach(Acquisition::wake);
             }
         }
 

@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SqlBackupRestoreIT {
 
-    private static final List<String> TABLES = List.of("fencegate_lock_fence", "fencegate_lease_grant", "fencegate_lease_waiter");
+    private static final List<String> TABLES = List.of("fencegate_lock_fence", "fencegate_lease_grant", "fencegate_lease_waiter",
+            "fencegate_lease_reader", "fencegate_semaphore");
     private static final Duration TTL = Duration.ofSeconds(30);
 
     @ParameterizedTest

@@ -1,0 +1,134 @@
+package io.fencegate.issuer.sql;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The statements of fenced semaphores. A semaphore is a row of {@code fencegate_semaphore} (its
+ * permit count, fixed by the first acquire); each slot is an ordinary lock with its own fence row,
+ * and a permit is a write lease on it granted by the write grant's statements: renew, release,
+ * expiry and {@code wasGranted} are a lease's. A permit grant locks the semaphore's row first, so
+ * permit grants of one semaphore take turns and its line of waiters is FIFO; then it locks a free
+ * slot's fence row and judges it again under that lock, as a write grant would.
+ */
+final class PermitTables {
+
+    private final LeaseTables tables;
+    private final String insertSemaphore;
+    private final String lockSemaphore;
+    private final String oldestWaiter;
+
+    PermitTables(LeaseTables tables) {
+        this.tables = tables;
+        this.insertSemaphore = "INSERT INTO fencegate_semaphore (sem_key, sem_name, permits) VALUES (?, ?, ?)";
+        this.lockSemaphore = "SELECT permits FROM fencegate_semaphore WHERE sem_key = ? FOR UPDATE";
+        this.oldestWaiter = tables.dialect.sql("SELECT MIN(id) FROM fencegate_lease_waiter WHERE lock_key = ? AND " + LeaseTables.WAITER_LIVE);
+    }
+
+    /** Creates the semaphore's row with {@code permits} if it has none; a concurrent creator winning is as good (its count is then checked). */
+    void ensureSemaphore(byte[] key, byte[] name, int permits) throws SQLException {
+        try {
+            tables.once(c -> {
+                try (PreparedStatement s = tables.prepare(c, insertSemaphore)) {
+                    s.setBytes(1, key);
+                    s.setBytes(2, name);
+                    s.setInt(3, permits);
+                    return s.executeUpdate();
+                }
+            });
+        } catch (SQLException e) {
+            if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * One permit grant attempt: grants the first free slot (in slot order) iff no live waiter of the
+     * semaphore is older than {@code waiterId} (0: any comes first) and the slot's rules for a write
+     * grant hold under its row lock. The answer's {@code slot} is the slot taken; when none is free,
+     * {@code busyMs} is the soonest a held slot may free.
+     *
+     * @param slotKeys every slot's fence key, slot k at index k
+     * @return null if the semaphore's row or a slot's fence row is missing (create them and try again)
+     * @throws IllegalArgumentException if the semaphore was created with another count
+     */
+    LeaseTables.Attempt grant(byte[] semKey, String semaphore, int permits, List<byte[]> slotKeys, String secret, long ttlMs,
+                              long waiterId, long waiterTtlMs, long floor, String grantedBy) throws SQLException {
+        return tables.inTransaction(c -> {
+            try (PreparedStatement s = tables.prepare(c, lockSemaphore)) {
+                s.setBytes(1, semKey);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (!rs.next()) {
+                        return null;
+                    }
+                    int kept = rs.getInt(1);
+                    if (kept != permits) {
+                        throw new IllegalArgumentException("semaphore '" + semaphore + "' has " + kept
+                                + " permits, asked with " + permits + " (a semaphore's count is fixed by its first acquire)");
+                    }
+                }
+            }
+            // Every slot's row locked before the clock is read, as a write grant does: the clock's own row comes last.
+            List<LeaseTables.FenceRow> rows = new ArrayList<>(permits);
+            for (byte[] key : slotKeys) {
+                LeaseTables.FenceRow row = tables.lockRow(c, key);
+                if (row == null) {
+                    return null;
+                }
+                rows.add(row);
+            }
+            Long read = tables.clock.read(c);
+            if (read == null) {
+                return tables.refused(c, waiterId, waiterTtlMs, 1, LeaseTables.Refusal.CLOCK_MOVED);
+            }
+            long nowUs = read;
+            try (PreparedStatement s = tables.prepare(c, oldestWaiter)) {
+                s.setBytes(1, semKey);
+                try (ResultSet rs = s.executeQuery()) {
+                    if (rs.next()) {
+                        long id = rs.getLong(1);
+                        if (!rs.wasNull() && id != waiterId) {
+                            return tables.refused(c, waiterId, waiterTtlMs, 0, LeaseTables.Refusal.NONE);
+                        }
+                    }
+                }
+            }
+            LeaseTables.Attempt soonest = null;
+            for (int slot = 0; slot < permits; slot++) {
+                byte[] key = slotKeys.get(slot);
+                LeaseTables.FenceRow row = rows.get(slot);
+                LeaseTables.Attempt refusal = tables.busy(c, key, row, nowUs, 0, waiterTtlMs);
+                if (refusal == null) {
+                    refusal = tables.tokenAhead(c, Math.max(row.token(), floor), nowUs, 0, waiterTtlMs);
+                }
+                if (refusal == null) {
+                    long token = nowUs;
+                    try (PreparedStatement s = tables.prepare(c, tables.grantUpdate)) {
+                        LeaseTables.bindGrant(s, token, key, secret, ttlMs, 0, grantedBy);
+                        s.executeUpdate();
+                    }
+                    try (PreparedStatement s = tables.prepare(c, tables.grantInsert)) {
+                        s.setBytes(1, key);
+                        s.setLong(2, token);
+                        s.executeUpdate();
+                    }
+                    if (waiterId > 0) {
+                        tables.deleteWaiter(c, waiterId);
+                    }
+                    return new LeaseTables.Attempt(true, token, 0, false, LeaseTables.Refusal.NONE, slot);
+                }
+                // A slot failing closed says so unless another frees sooner; a held one says when it frees.
+                if (soonest == null || (refusal.refusal() != LeaseTables.Refusal.TOKEN_AHEAD_OF_CLOCK
+                        && (soonest.refusal() == LeaseTables.Refusal.TOKEN_AHEAD_OF_CLOCK || refusal.busyMs() < soonest.busyMs()))) {
+                    soonest = refusal;
+                }
+            }
+            // The caller's place in line is refreshed once, with the answer.
+            return tables.refused(c, waiterId, waiterTtlMs, soonest.busyMs(), soonest.refusal());
+        });
+    }
+}
