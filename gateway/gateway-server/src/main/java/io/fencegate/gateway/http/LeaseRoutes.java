@@ -62,6 +62,7 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             locks = group ? groups.locks(json.getValue("locks")) : List.of(lock(json.getValue("lock")));
             if (!group) {
                 shape.checkName(locks.get(0));
+                shape.checkLockDelay(locks.get(0), lockDelays.apply(locks.get(0)), issuer);
             }
             ttlMs = millis(json, "ttlMs", null, MIN_TTL_MS, maxTtl.toMillis());
             waitMs = millis(json, "waitMs", 0L, 0, maxWait.toMillis());

@@ -75,6 +75,19 @@ record LeaseShape(LeaseMode mode, int permits) {
         }
     }
 
+    /**
+     * A permit under a {@code leases.lockDelay} prefix is refused (501): the issuer API grants
+     * permits without a delay, and granting one silently without the delay the operator configured
+     * for those locks would let a slot's next holder in while a lost holder may still be acting.
+     */
+    void checkLockDelay(String lock, Duration delay, LeaseIssuer issuer) {
+        if (isPermit() && !delay.isZero()) {
+            throw new Problem(501, Problem.UNSUPPORTED, "Not Implemented",
+                    "semaphore '" + PathDecoder.shorten(lock) + "' is under a leases.lockDelay prefix, and the lease issuer ("
+                            + issuerName(issuer) + ") grants permits without a lock-delay: take the semaphore outside that prefix");
+        }
+    }
+
     /** Every lock a grant of this shape may hold: the lock itself, or each slot's lock of the semaphore. */
     java.util.List<String> locksCovered(String lock) {
         if (!isPermit()) {

@@ -69,7 +69,8 @@ class ReadLeasesAndPermitsIT {
         AuthConfig auth = new AuthConfig(List.of(
                 new ApiKey("admin", ApiKeyHasher.sha256Hex(ADMIN_KEY), List.of("*"), List.of("*")),
                 new ApiKey("pool", ApiKeyHasher.sha256Hex(POOL_KEY), List.of("main"), List.of("main/pool/"))));
-        gw = new GatewayHarness(new GatewayOptions().auth(auth), backends.issuer(), backends.stores(), List.of(backends));
+        gw = new GatewayHarness(new GatewayOptions().auth(auth).lockDelays(Map.of("main/delayed/", Duration.ofSeconds(1))),
+                backends.issuer(), backends.stores(), List.of(backends));
         client = gw.client(ADMIN_KEY);
     }
 
@@ -225,6 +226,12 @@ class ReadLeasesAndPermitsIT {
         }
         JsonArray listed = new JsonObject(send("GET", "/v1/leases?prefix=" + lock, null).body()).getJsonArray("leases");
         assertThat(listed).as("nothing was granted").isEmpty();
+
+        // The issuer grants permits without a lock-delay: one under a lockDelay prefix is refused, not granted without it.
+        HttpResponse<String> delayed = send("POST", "/v1/leases",
+                new JsonObject().put("lock", "main/delayed/" + UUID.randomUUID()).put("permits", 2).put("ttlMs", 5000).encode());
+        assertThat(delayed.statusCode()).as(delayed.body()).isEqualTo(501);
+        assertThat(new JsonObject(delayed.body()).getString("detail")).contains("lockDelay");
         Lease after = client.acquire(lock, TTL, Duration.ZERO).orElseThrow();
         assertThat(after.mode()).as("an explicit default still works after the refusals").isEqualTo(LeaseMode.WRITE);
         client.release(after.leaseId());
