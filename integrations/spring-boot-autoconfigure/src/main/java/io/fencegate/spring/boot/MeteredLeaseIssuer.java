@@ -3,6 +3,7 @@ package io.fencegate.spring.boot;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseListener;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.LeasePage;
 import java.time.Duration;
 import java.util.Optional;
@@ -50,6 +51,22 @@ final class MeteredLeaseIssuer implements LeaseIssuer {
     @Override
     public CompletionStage<Optional<Lease>> acquire(String lock, Duration ttl, Duration wait, Duration lockDelay) {
         return measured(lock, delegate.acquire(lock, ttl, wait, lockDelay));
+    }
+
+    @Override
+    public CompletionStage<Optional<Lease>> acquire(String lock, LeaseMode mode, Duration ttl, Duration wait, Duration lockDelay) {
+        return measured(lock, delegate.acquire(lock, mode, ttl, wait, lockDelay));
+    }
+
+    /** Measured under the semaphore's name, as a lock's acquires are under the lock's. */
+    @Override
+    public CompletionStage<Optional<Lease>> acquirePermit(String semaphore, int permits, Duration ttl, Duration wait) {
+        return measured(semaphore, delegate.acquirePermit(semaphore, permits, ttl, wait));
+    }
+
+    @Override
+    public CompletionStage<Optional<LeaseMode>> grantedMode(String lock, long token) {
+        return delegate.grantedMode(lock, token);
     }
 
     private CompletionStage<Optional<Lease>> measured(String lock, CompletionStage<Optional<Lease>> acquire) {

@@ -6,6 +6,7 @@ import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.LeasePage;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -219,6 +220,25 @@ class AbstractLeaseIssuerTest {
         assertThat(done(issuer.find(lease.leaseId()))).contains(lease);
         assertThat(done(issuer.release(lease.leaseId()))).isTrue();
         assertThat(done(issuer.wasReleased(lease))).isTrue();
+    }
+
+    @Test
+    void readLeasesAndPermitsFailClearlyOnABackendThatKeepsNoneAndWritesStillGo() {
+        int before = issuer.backendCalls.get();
+        assertThat(failureOf(() -> issuer.acquire("a", LeaseMode.READ, TTL, Duration.ZERO, Duration.ZERO)))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("does not support read leases yet");
+        assertThat(failureOf(() -> issuer.acquirePermit("s", 2, TTL, Duration.ZERO)))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("does not support semaphores yet");
+        // Bad arguments first, as for every call.
+        assertThat(failureOf(() -> issuer.acquire("a", null, TTL, Duration.ZERO, Duration.ZERO))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(failureOf(() -> issuer.acquirePermit("s", 0, TTL, Duration.ZERO))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(failureOf(() -> issuer.acquirePermit("s".repeat(4095), 10, TTL, Duration.ZERO)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("semaphore name");
+        assertThat(issuer.backendCalls.get()).isEqualTo(before);
+        Lease lease = done(issuer.acquire("a", LeaseMode.WRITE, TTL, Duration.ZERO, Duration.ZERO)).orElseThrow();
+        assertThat(lease.mode()).isEqualTo(LeaseMode.WRITE);
+        assertThat(done(issuer.grantedMode("a", lease.token()))).as("a write-only backend's grants are writes").contains(LeaseMode.WRITE);
+        assertThat(done(issuer.grantedMode("a", lease.token() + 100))).isEmpty();
     }
 
     @Test

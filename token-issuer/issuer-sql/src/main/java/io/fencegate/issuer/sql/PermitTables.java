@@ -19,17 +19,23 @@ final class PermitTables {
     private final LeaseTables tables;
     private final String insertSemaphore;
     private final String lockSemaphore;
+    private final String keptPermits;
     private final String oldestWaiter;
 
     PermitTables(LeaseTables tables) {
         this.tables = tables;
         this.insertSemaphore = "INSERT INTO fencegate_semaphore (sem_key, sem_name, permits) VALUES (?, ?, ?)";
         this.lockSemaphore = "SELECT permits FROM fencegate_semaphore WHERE sem_key = ? FOR UPDATE";
+        this.keptPermits = "SELECT permits FROM fencegate_semaphore WHERE sem_key = ?";
         this.oldestWaiter = tables.dialect.sql("SELECT MIN(id) FROM fencegate_lease_waiter WHERE lock_key = ? AND " + LeaseTables.WAITER_LIVE);
     }
 
-    /** Creates the semaphore's row with {@code permits} if it has none; a concurrent creator winning is as good (its count is then checked). */
-    void ensureSemaphore(byte[] key, byte[] name, int permits) throws SQLException {
+    /**
+     * Creates the semaphore's row with {@code permits} if it has none (a concurrent creator winning is
+     * as good) and answers the count it keeps, so a count asked differently is refused before anything
+     * is written for its slots.
+     */
+    int ensureSemaphore(byte[] key, byte[] name, int permits) throws SQLException {
         try {
             tables.once(c -> {
                 try (PreparedStatement s = tables.prepare(c, insertSemaphore)) {
@@ -44,6 +50,19 @@ final class PermitTables {
                 throw e;
             }
         }
+        return tables.once(c -> {
+            try (PreparedStatement s = tables.prepare(c, keptPermits)) {
+                s.setBytes(1, key);
+                try (ResultSet rs = s.executeQuery()) {
+                    return rs.next() ? rs.getInt(1) : permits; // gone again (a restore): the grant's transaction says
+                }
+            }
+        });
+    }
+
+    static IllegalArgumentException otherCount(String semaphore, int kept, int asked) {
+        return new IllegalArgumentException("semaphore '" + semaphore + "' has " + kept + " permits, asked with " + asked
+                + " (a semaphore's count is fixed by its first acquire)");
     }
 
     /**
@@ -67,8 +86,7 @@ final class PermitTables {
                     }
                     int kept = rs.getInt(1);
                     if (kept != permits) {
-                        throw new IllegalArgumentException("semaphore '" + semaphore + "' has " + kept
-                                + " permits, asked with " + permits + " (a semaphore's count is fixed by its first acquire)");
+                        throw otherCount(semaphore, kept, permits);
                     }
                 }
             }

@@ -628,7 +628,10 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
                 return;
             }
             if (!Integer.valueOf(count).equals(semaphores.get(lock))) {
-                permits.ensureSemaphore(key, name, count);
+                int kept = permits.ensureSemaphore(key, name, count);
+                if (kept != count) {
+                    throw PermitTables.otherCount(lock, kept, count);
+                }
                 for (int k = 0; k < count; k++) {
                     tables.ensureFence(slotKeys.get(k), Semaphores.slotLock(lock, k).getBytes(StandardCharsets.UTF_8));
                 }

@@ -26,9 +26,12 @@ class SqlIssuerMigrationChecksumsTest {
             all.put(dialect, resolved(dialect));
         }
         assertThat(all).isEqualTo(Map.of(
-                SqlDialect.POSTGRESQL, Map.of("1 lease tables", -1802540686, "2 lease view", 1610957910),
-                SqlDialect.MYSQL, Map.of("1 lease tables", 667310219, "2 lease view", 1925187198),
-                SqlDialect.H2, Map.of("1 lease tables", -1947691311, "2 lease view", 2071847847)));
+                SqlDialect.POSTGRESQL, Map.of("1 lease tables", -1802540686, "2 lease view", 1610957910,
+                        "3 read leases and semaphores", 1806115861),
+                SqlDialect.MYSQL, Map.of("1 lease tables", 667310219, "2 lease view", 1925187198,
+                        "3 read leases and semaphores", 1944793811),
+                SqlDialect.H2, Map.of("1 lease tables", -1947691311, "2 lease view", 2071847847,
+                        "3 read leases and semaphores", 1751055739)));
     }
 
     private static Map<String, Integer> resolved(SqlDialect dialect) {

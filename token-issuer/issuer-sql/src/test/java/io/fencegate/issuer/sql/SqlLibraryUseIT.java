@@ -7,9 +7,12 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseMode;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +41,36 @@ class SqlLibraryUseIT {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 assertThat(s.execute("SELECT 1")).isTrue();
             }
+        }
+    }
+
+    /** The snippet of docs/library.md on read leases and permits, as printed there. */
+    @Test
+    void readLeasesAndPermitsAsTheLibraryPageShowsThem() throws Exception {
+        try (SqlTestDatabase db = SqlTestDatabase.create(SqlTestDatabase.Kind.H2); HikariDataSource pool = pool(db, true)) {
+            LeaseIssuer issuer = SqlLeaseIssuer.builder().dataSource(pool).build();
+            Duration ttl = Duration.ofSeconds(10);
+            Optional<Lease> read = issuer.acquire("reports/2026", LeaseMode.READ, ttl, Duration.ofSeconds(2), Duration.ZERO)
+                    .toCompletableFuture().join();      // shared with other readers
+            Optional<Lease> write = issuer.acquire("reports/2026", LeaseMode.WRITE, ttl, Duration.ZERO, Duration.ZERO)
+                    .toCompletableFuture().join();      // empty: a read lease holds the lock
+            issuer.release(read.get().leaseId()).toCompletableFuture().join();
+
+            // At most 3 holders at once; the 4th waits up to 2 s, then gets empty.
+            Optional<Lease> permit = issuer.acquirePermit("workers", 3, ttl, Duration.ofSeconds(2))
+                    .toCompletableFuture().join();
+            if (permit.isPresent()) {
+                int slot = permit.get().slot();          // 0, 1 or 2
+                String slotLock = permit.get().lock();   // "workers/" + slot: its token guards that slot's items
+                // ... renew, release and watch it as any lease ...
+                issuer.release(permit.get().leaseId()).toCompletableFuture().join();
+            }
+            assertThat(permit).get().extracting(Lease::slot).isEqualTo(0);
+            assertThat(permit.get().lock()).isEqualTo("workers/0");
+            assertThat(issuer.wasReleased(permit.get()).toCompletableFuture().join()).isTrue();
+            assertThat(write).isEmpty();
+            assertThat(issuer.grantedMode("reports/2026", read.get().token()).toCompletableFuture().join()).contains(LeaseMode.READ);
+            issuer.close();
         }
     }
 

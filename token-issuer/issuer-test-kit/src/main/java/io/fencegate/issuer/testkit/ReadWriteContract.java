@@ -212,12 +212,12 @@ public abstract class ReadWriteContract extends IssuerContractSupport {
 
     /** Threads in {@link #concurrentReadersAndWritersNeverOverlap} (half through each instance). */
     protected int readWriteThreads() {
-        return 6;
+        return 4;
     }
 
     /** Acquisitions per thread in {@link #concurrentReadersAndWritersNeverOverlap}. */
     protected int readWriteRounds() {
-        return 40;
+        return 20;
     }
 
     @Test

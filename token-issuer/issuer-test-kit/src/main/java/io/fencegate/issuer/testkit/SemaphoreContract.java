@@ -129,12 +129,12 @@ public abstract class SemaphoreContract extends ReadWriteContract {
 
     /** Threads in {@link #concurrentPermitsNeverExceedNOrShareASlot} (half through each instance). */
     protected int permitThreads() {
-        return 6;
+        return 4;
     }
 
     /** Acquisitions per thread in {@link #concurrentPermitsNeverExceedNOrShareASlot}. */
     protected int permitRounds() {
-        return 30;
+        return 15;
     }
 
     @Test
