@@ -98,6 +98,14 @@ class ReadLeasesAndPermitsIT {
         // Listing shows each read lease with its mode.
         JsonArray listed = new JsonObject(send("GET", "/v1/leases?prefix=" + lock, null).body()).getJsonArray("leases");
         assertThat(listed.stream().map(l -> ((JsonObject) l).getString("mode")).toList()).containsExactly("read", "read");
+        // So does the status page's feed.
+        try (SseStream status = SseStream.open(gw.uri().resolve("ui/events"), ADMIN_KEY)) {
+            SseStream.Event shown = status.await(20_000, e -> e.name().equals("status"));
+            assertThat(shown).isNotNull();
+            assertThat(shown.data().getJsonArray("leases").stream().map(l -> (JsonObject) l)
+                    .filter(l -> l.getString("lock").equals(lock)).map(l -> l.getString("mode")).toList())
+                    .containsExactly("read", "read");
+        }
 
         CompletableFuture<Optional<Lease>> writer = client.acquireAsync(lock, LeaseMode.WRITE, TTL, Duration.ofSeconds(60));
         assertThat(client.renew(one.leaseId())).as("a read lease renews by its id").isPresent();
