@@ -20,8 +20,6 @@ public final class Problem extends RuntimeException {
     public static final String READ_TOKEN = PREFIX + "read-token";
     /** The issuer does not keep this shape of lease (a read lease, a semaphore) yet. */
     public static final String UNSUPPORTED = PREFIX + "unsupported";
-    /** A semaphore asked for with another permit count than its own. */
-    public static final String PERMITS_MISMATCH = PREFIX + "permits-mismatch";
     public static final String UNKNOWN_STORE = PREFIX + "unknown-store";
     public static final String UNKNOWN_STATEMENT = PREFIX + "unknown-statement";
     public static final String NOT_FOUND = PREFIX + "not-found";
