@@ -69,7 +69,32 @@ public final class FencegateClient {
 
     /** Acquires {@code lock}, waiting up to {@code wait}; empty if it is still held then (423). */
     public CompletableFuture<Optional<Lease>> acquireAsync(String lock, Duration ttl, Duration wait) {
-        return async(acquiring(lock, ttl, wait));
+        return acquireAsync(lock, LeaseMode.WRITE, ttl, wait);
+    }
+
+    /**
+     * Acquires {@code lock} in {@code mode}, waiting up to {@code wait}; empty if it is still held
+     * then (423). Read leases share the lock with each other, never with a write lease; once a write
+     * acquire waits, later read acquires wait behind it. A read lease's token makes fenced reads and
+     * is refused on every write (403). An issuer that does not keep read leases yet answers 501
+     * ({@link FencegateException}).
+     */
+    public CompletableFuture<Optional<Lease>> acquireAsync(String lock, LeaseMode mode, Duration ttl, Duration wait) {
+        return async(acquiring(lock, Objects.requireNonNull(mode, "mode"), 0, ttl, wait));
+    }
+
+    /**
+     * Acquires one of the {@code permits} permits of the fenced semaphore {@code semaphore}, waiting
+     * up to {@code wait}; empty if none was free then (423). The permit is a write lease on the lock
+     * of the slot it took ({@link Lease#slot()}, {@link Lease#lock()} = {@code {semaphore}/{slot}}):
+     * its token guards what that slot's lock guards. Every acquire of one semaphore names the same
+     * count: the gateway refuses another (400).
+     */
+    public CompletableFuture<Optional<Lease>> acquirePermitAsync(String semaphore, int permits, Duration ttl, Duration wait) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        return async(acquiring(semaphore, LeaseMode.WRITE, permits, ttl, wait));
     }
 
     /** Extends the lease to now + its ttl; empty if the lease is gone (410). */
@@ -101,8 +126,30 @@ public final class FencegateClient {
      */
     public <T, E extends Exception> Optional<T> withLease(String lock, Duration ttl, Duration wait, LeaseWork<T, E> work)
             throws E {
+        return withLease(lock, LeaseMode.WRITE, ttl, wait, work);
+    }
+
+    /** {@link #withLease(String, Duration, Duration, LeaseWork)} in {@code mode} ({@link #acquireAsync(String, LeaseMode, Duration, Duration)}). */
+    public <T, E extends Exception> Optional<T> withLease(String lock, LeaseMode mode, Duration ttl, Duration wait,
+            LeaseWork<T, E> work) throws E {
         Objects.requireNonNull(work, "work");
-        Optional<Lease> lease = acquire(lock, ttl, wait);
+        return withHeld(acquire(lock, mode, ttl, wait), ttl, work);
+    }
+
+    /**
+     * {@link #withLease} for one permit of the fenced semaphore {@code semaphore}
+     * ({@link #acquirePermit}): the work sees the permit's slot ({@link LeaseKeepAlive#slot()}) and
+     * token; the permit is kept alive and released however the work ends. Empty if no permit was free
+     * after {@code wait}.
+     */
+    public <T, E extends Exception> Optional<T> withPermit(String semaphore, int permits, Duration ttl, Duration wait,
+            LeaseWork<T, E> work) throws E {
+        Objects.requireNonNull(work, "work");
+        return withHeld(acquirePermit(semaphore, permits, ttl, wait), ttl, work);
+    }
+
+    private <T, E extends Exception> Optional<T> withHeld(Optional<Lease> lease, Duration ttl, LeaseWork<T, E> work)
+            throws E {
         if (lease.isEmpty()) {
             return Optional.empty();
         }
@@ -218,7 +265,18 @@ public final class FencegateClient {
     // ---- blocking conveniences: the exchange runs on the caller's thread ----------------------
 
     public Optional<Lease> acquire(String lock, Duration ttl, Duration wait) {
-        return blocking(acquiring(lock, ttl, wait));
+        return acquire(lock, LeaseMode.WRITE, ttl, wait);
+    }
+
+    public Optional<Lease> acquire(String lock, LeaseMode mode, Duration ttl, Duration wait) {
+        return blocking(acquiring(lock, Objects.requireNonNull(mode, "mode"), 0, ttl, wait));
+    }
+
+    public Optional<Lease> acquirePermit(String semaphore, int permits, Duration ttl, Duration wait) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        return blocking(acquiring(semaphore, LeaseMode.WRITE, permits, ttl, wait));
     }
 
     public Optional<Instant> renew(String leaseId) {
@@ -274,9 +332,16 @@ public final class FencegateClient {
         return exchanges.blocking(op.call(), op.read());
     }
 
-    private Op<Optional<Lease>> acquiring(String lock, Duration ttl, Duration wait) {
+    /** {@code permits} 0: a lease in {@code mode}; otherwise a permit of the semaphore {@code lock}. */
+    private Op<Optional<Lease>> acquiring(String lock, LeaseMode mode, int permits, Duration ttl, Duration wait) {
         ObjectNode body = JSON.createObjectNode()
                 .put("lock", lock).put("ttlMs", ttl.toMillis()).put("waitMs", wait.toMillis());
+        // The default shape is sent as before, so a gateway that predates modes takes it.
+        if (permits > 0) {
+            body.put("permits", permits);
+        } else if (mode != LeaseMode.WRITE) {
+            body.put("mode", mode.wireName());
+        }
         // The gateway may legitimately hold the request for `wait`: the bound is wait + timeout.
         HttpCall call = HttpCall.of("POST", "v1/leases", timeout.plus(wait)).body("application/json", bytes(body));
         // Taken just before the request goes out (a retry only makes it earlier than the real send):
@@ -286,7 +351,8 @@ public final class FencegateClient {
             case 201 -> {
                 JsonNode j = json(r);
                 yield Optional.of(new Lease(j.path("lock").asText(lock), j.path("leaseId").asText(),
-                        j.path("token").asLong(), Instant.ofEpochMilli(j.path("expiresAt").asLong()), sentAt));
+                        j.path("token").asLong(), Instant.ofEpochMilli(j.path("expiresAt").asLong()), sentAt,
+                        LeaseMode.fromWire(j.path("mode").asText(mode.wireName())), j.path("slot").asInt(Lease.NO_SLOT)));
             }
             case 423 -> Optional.<Lease>empty();
             default -> throw problem(r);

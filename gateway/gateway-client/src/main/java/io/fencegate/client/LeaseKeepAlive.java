@@ -111,6 +111,16 @@ public final class LeaseKeepAlive implements AutoCloseable {
         return lease;
     }
 
+    /** The lease's mode: a {@link LeaseMode#READ} lease's token makes fenced reads only. */
+    public LeaseMode mode() {
+        return lease.mode();
+    }
+
+    /** A semaphore permit's slot ({@link Lease#slot()}); {@link Lease#NO_SLOT} for any other lease. */
+    public int slot() {
+        return lease.slot();
+    }
+
     /** The lease's fencing token: send it with every write and fenced read. */
     public long token() {
         return lease.token();

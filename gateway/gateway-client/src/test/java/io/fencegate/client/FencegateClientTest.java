@@ -117,6 +117,29 @@ class FencegateClientTest {
                 .isEqualTo("{\"lock\":\"orders/1\",\"ttlMs\":30000,\"waitMs\":50}");
     }
 
+    @Test
+    void aReadAcquireSendsItsModeAndAPermitItsCountAndBothReadTheirShape() throws Exception {
+        answers.add(Answer.json(201, "{\"lock\":\"orders/1\",\"leaseId\":\"R-1\",\"token\":43,\"expiresAt\":1700000000000,\"mode\":\"read\"}"));
+        Lease read = client.acquire("orders/1", LeaseMode.READ, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+        assertThat(read.mode()).isEqualTo(LeaseMode.READ);
+        assertThat(read.isPermit()).isFalse();
+        assertThat(new String(lastRequest().body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"lock\":\"orders/1\",\"ttlMs\":30000,\"waitMs\":0,\"mode\":\"read\"}");
+
+        answers.add(Answer.json(201, "{\"lock\":\"pool/2\",\"leaseId\":\"P-1\",\"token\":7,\"expiresAt\":1700000000000,\"mode\":\"write\",\"slot\":2}"));
+        Lease permit = client.acquirePermit("pool", 3, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+        assertThat(permit.slot()).isEqualTo(2);
+        assertThat(permit.lock()).isEqualTo("pool/2");
+        assertThat(permit.mode()).isEqualTo(LeaseMode.WRITE);
+        assertThat(new String(lastRequest().body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"lock\":\"pool\",\"ttlMs\":30000,\"waitMs\":0,\"permits\":3}");
+
+        answers.add(Answer.json(423, "{\"type\":\"urn:fencegate:problem:lock-held\",\"status\":423}"));
+        assertThat(client.acquirePermit("pool", 3, Duration.ofSeconds(30), Duration.ZERO)).isEmpty();
+        assertThatThrownBy(() -> client.acquirePermit("pool", 0, Duration.ofSeconds(30), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     /** The gateway may hold an acquire for its wait: the call's bound is the timeout plus the wait. */
     @Test
     void anAcquireMayTakeItsWaitBeyondTheTimeout() {

@@ -1,5 +1,6 @@
 package io.fencegate.gateway.http;
 
+import io.fencegate.gateway.http.GrantCheck.Access;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.metrics.GatewayMetrics;
 import io.fencegate.gateway.metrics.GatewayMetrics.ReadOutcome;
@@ -60,7 +61,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, Bodies bodies, BodyBud
             String key = key(target);
             ctx.put(StoreActivity.KEY, key);
             long token = TokenGate.required(ctx);
-            done = gate.admit(ctx, b, key, token).compose(v -> call.run(b.store(), key, token));
+            done = gate.admit(ctx, b, key, token, Access.WRITE).compose(v -> call.run(b.store(), key, token));
         } catch (Problem p) {
             done = Future.failedFuture(p);
         }
@@ -92,7 +93,7 @@ record ItemRoutes(TokenGate gate, GatewayMetrics metrics, Bodies bodies, BodyBud
             call(ctx, b.store().read(key)).onSuccess(r -> answerRead(ctx, r)).onFailure(ctx::fail);
             return;
         }
-        gate.admit(ctx, b, key, token)
+        gate.admit(ctx, b, key, token, Access.READ)
                 .compose(v -> call(ctx, b.store().fencedRead(key, token)))
                 .onSuccess(r -> {
                     metrics.fencedRead(b.name(), r instanceof Stale ? ReadOutcome.STALE : ReadOutcome.CLAIMED);

@@ -309,8 +309,9 @@ final class LeaseEvents {
         private JsonObject json(String event) {
             if (groupId == null) {
                 Lease last = members[0];
-                return new JsonObject().put("event", event).put("leaseId", last.leaseId()).put("lock", last.lock())
-                        .put("token", last.token()).put("expiresAt", last.expiresAt());
+                JsonObject data = new JsonObject().put("event", event).put("leaseId", last.leaseId()).put("lock", last.lock())
+                        .put("token", last.token()).put("expiresAt", last.expiresAt()).put("mode", last.mode().wireName());
+                return last.isPermit() ? data.put("slot", last.slot()) : data;
             }
             return GroupLeaseRoutes.json(new LeaseGroup(List.of(members))).put("event", event);
         }

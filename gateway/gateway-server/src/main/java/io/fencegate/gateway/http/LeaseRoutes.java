@@ -51,20 +51,28 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
         // "locks" asks for a group: every lock or none (GroupLeaseRoutes).
         boolean group = json.containsKey("locks");
         List<String> locks;
+        LeaseShape shape;
         long ttlMs;
         long waitMs;
         try {
             if (group && json.containsKey("lock")) {
                 throw Problem.badRequest(Problem.BAD_REQUEST, "give \"lock\" or \"locks\", not both");
             }
+            shape = LeaseShape.of(json);
             locks = group ? groups.locks(json.getValue("locks")) : List.of(lock(json.getValue("lock")));
+            if (!group) {
+                shape.checkName(locks.get(0));
+                shape.checkLockDelay(locks.get(0), lockDelays.apply(locks.get(0)), issuer);
+            }
             ttlMs = millis(json, "ttlMs", null, MIN_TTL_MS, maxTtl.toMillis());
             waitMs = millis(json, "waitMs", 0L, 0, maxWait.toMillis());
         } catch (Problem p) {
             ctx.fail(p);
             return;
         }
-        for (String lock : locks) {
+        // A semaphore's name and every slot's lock: a permit may be any slot, and the slot's lock
+        // is what its token writes under.
+        for (String lock : group ? locks : shape.locksCovered(locks.get(0))) {
             if (!Principal.of(ctx).mayUseLock(lock)) {
                 ctx.fail(LeaseAccess.forbidden(lock));
                 return;
@@ -98,7 +106,7 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             return;
         }
         String lock = locks.get(0);
-        call(ctx, issuer.acquire(lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelays.apply(lock)),
+        call(ctx, shape.acquire(issuer, lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelays.apply(lock)),
                 timeout.plusMillis(waitMs))
                 .onComplete(done -> {
                     if (waits) {
@@ -109,18 +117,16 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
                 .onSuccess(granted -> {
                     if (granted.isEmpty()) {
                         metrics.leaseDenied();
-                        new Problem(423, Problem.LOCK_HELD, "Locked",
-                                "lock '" + PathDecoder.shorten(lock) + "' is still held after waiting " + waitMs + " ms")
-                                .send(ctx);
+                        new Problem(423, Problem.LOCK_HELD, "Locked", shape.held(lock, waitMs)).send(ctx);
                         return;
                     }
                     metrics.leaseGranted();
                     Lease lease = granted.get();
                     ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json")
-                            .end(new JsonObject().put("lock", lease.lock()).put("leaseId", lease.leaseId())
-                                    .put("token", lease.token()).put("expiresAt", lease.expiresAt()).encode());
+                            .end(LeaseShape.granted(lease).encode());
                 })
-                .onFailure(ctx::fail);
+                .onFailure(error -> ctx.fail(unwrap(error) instanceof UnsupportedOperationException
+                        ? shape.unsupported(issuer) : error));
     }
 
     void renew(RoutingContext ctx) {
@@ -206,7 +212,8 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             for (io.fencegate.issuer.LeaseInfo lease : page.leases()) {
                 if (principal.mayUseLock(lease.lock())) { // defence in depth: the prefix already scoped it
                     leases.add(new JsonObject().put("lock", lease.lock()).put("token", lease.token())
-                            .put("expiresAt", lease.expiresAt()).put("grantedBy", lease.grantedBy()));
+                            .put("expiresAt", lease.expiresAt()).put("grantedBy", lease.grantedBy())
+                            .put("mode", lease.mode().wireName()));
                 }
             }
             JsonObject body = new JsonObject().put("prefix", prefix.get()).put("leases", leases);
@@ -216,6 +223,13 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
                 || error.getCause() instanceof IllegalArgumentException
                 ? Problem.badRequest(Problem.BAD_REQUEST, (error instanceof IllegalArgumentException ? error : error.getCause()).getMessage())
                 : error));
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     private static int limit(String value) {

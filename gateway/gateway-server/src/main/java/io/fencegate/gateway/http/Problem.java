@@ -16,6 +16,10 @@ public final class Problem extends RuntimeException {
     public static final String BAD_TOKEN = PREFIX + "bad-token";
     public static final String MISSING_TOKEN = PREFIX + "missing-token";
     public static final String TOKEN_NOT_GRANTED = PREFIX + "token-not-granted";
+    /** A read lease's token on a write path (PUT, DELETE, statement, transaction). */
+    public static final String READ_TOKEN = PREFIX + "read-token";
+    /** The issuer does not keep this shape of lease (a read lease, a semaphore) yet. */
+    public static final String UNSUPPORTED = PREFIX + "unsupported";
     public static final String UNKNOWN_STORE = PREFIX + "unknown-store";
     public static final String UNKNOWN_STATEMENT = PREFIX + "unknown-statement";
     public static final String NOT_FOUND = PREFIX + "not-found";

@@ -1,5 +1,6 @@
 package io.fencegate.gateway.http;
 
+import io.fencegate.gateway.http.GrantCheck.Access;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
@@ -45,7 +46,7 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, Bodies bodies, in
             done = beforeBody(ctx, b, token).compose(v -> bodies.read(ctx, MAX_BODY)).compose(body -> {
                 Call call = Call.parse(body, Math.min(maxKeyBytes, b.store().limits().maxKeyBytes()));
                 ctx.put(StoreActivity.KEY, call.key());
-                return gate.admit(ctx, b, call.key(), token)
+                return gate.admit(ctx, b, call.key(), token, Access.WRITE)
                         .compose(v -> Future.fromCompletionStage(
                                 b.statements().execute(call.key(), token, sql, call.params()),
                                 ctx.vertx().getOrCreateContext()))
@@ -68,7 +69,7 @@ record StatementRoutes(TokenGate gate, GatewayMetrics metrics, Bodies bodies, in
      */
     private Future<Void> beforeBody(RoutingContext ctx, StoreBinding b, long token) {
         if (b.lock() != null) {
-            return gate.admit(ctx, b, "", token);
+            return gate.admit(ctx, b, "", token, Access.WRITE);
         }
         if (!Principal.of(ctx).mayUseSomeLockUnder(b.lockPrefix())) {
             return Future.failedFuture(new Problem(403, ApiKeyAuthHandler.FORBIDDEN, "Forbidden",

@@ -119,7 +119,7 @@ final class StatusPage {
         page.leases().stream()
                 .filter(l -> viewer.mayUseLock(l.lock())) // as GET /v1/leases: the prefix already scoped it
                 .forEach(l -> out.add(new JsonObject().put("lock", l.lock()).put("token", l.token())
-                        .put("expiresAt", l.expiresAt()).put("grantedBy", l.grantedBy())));
+                        .put("expiresAt", l.expiresAt()).put("grantedBy", l.grantedBy()).put("mode", l.mode().wireName())));
         return out;
     }
 }

@@ -3,6 +3,7 @@ package io.fencegate.gateway.http;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
+import io.fencegate.gateway.http.GrantCheck.Access;
 import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import java.util.Set;
 /**
  * The checks a token-carrying request passes before its body is read or its store is touched:
  * the token is there and well-formed (428 / 400), the caller's API key covers the item's lock and
- * the issuer granted the token for that lock (403). DESIGN.md fixes this order.
+ * the issuer granted the token for that lock, in write mode for a write (403). DESIGN.md fixes this order.
  */
 final class TokenGate {
     private final GrantCheck grants;
@@ -65,7 +66,7 @@ final class TokenGate {
      * prefixes are checked for every item before the issuer is asked about any grant, and each
      * distinct lock and token is asked once. The first refusal answers (403).
      */
-    Future<Void> admitAll(RoutingContext ctx, StoreBinding binding, List<String> keys, List<Long> tokens) {
+    Future<Void> admitAll(RoutingContext ctx, StoreBinding binding, List<String> keys, List<Long> tokens, Access access) {
         Map<String, Set<Long>> wanted = new LinkedHashMap<>();
         try {
             for (int i = 0; i < keys.size(); i++) {
@@ -75,18 +76,21 @@ final class TokenGate {
             return Future.failedFuture(p);
         }
         List<Future<Void>> checks = new ArrayList<>();
-        wanted.forEach((lock, ts) -> ts.forEach(t -> checks.add(grants.require(ctx.vertx().getOrCreateContext(), lock, t))));
+        wanted.forEach((lock, ts) -> ts.forEach(t -> checks.add(grants.require(ctx.vertx().getOrCreateContext(), lock, t, access))));
         return Future.all(checks).mapEmpty();
     }
 
-    /** Succeeds when {@code token} may touch {@code key} of {@code binding}; fails with a 403 problem otherwise. */
-    Future<Void> admit(RoutingContext ctx, StoreBinding binding, String key, long token) {
+    /**
+     * Succeeds when {@code token} may touch {@code key} of {@code binding} for {@code access}; fails
+     * with a 403 problem otherwise (a read lease's token asked to write among them).
+     */
+    Future<Void> admit(RoutingContext ctx, StoreBinding binding, String key, long token, Access access) {
         String lock;
         try {
             lock = permitLock(ctx, binding, key);
         } catch (Problem p) {
             return Future.failedFuture(p);
         }
-        return grants.require(ctx.vertx().getOrCreateContext(), lock, token);
+        return grants.require(ctx.vertx().getOrCreateContext(), lock, token, access);
     }
 }

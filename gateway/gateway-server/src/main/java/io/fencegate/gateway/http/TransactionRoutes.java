@@ -1,5 +1,6 @@
 package io.fencegate.gateway.http;
 
+import io.fencegate.gateway.http.GrantCheck.Access;
 import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKeyAuthHandler;
 import io.fencegate.gateway.auth.Principal;
@@ -42,7 +43,7 @@ record TransactionRoutes(TokenGate gate, GatewayMetrics metrics, Bodies bodies, 
         StoreBinding b = target.binding();
         Future<Void> done = beforeBody(ctx, b).compose(v -> bodies.read(ctx, maxBodyBytes)).compose(body -> {
             List<GuardedOp> ops = TransactionBodies.ops(body, limits(b));
-            return gate.admitAll(ctx, b, ops.stream().map(GuardedOp::key).toList(), ops.stream().map(GuardedOp::token).toList())
+            return gate.admitAll(ctx, b, ops.stream().map(GuardedOp::key).toList(), ops.stream().map(GuardedOp::token).toList(), Access.WRITE)
                     .compose(v -> call(ctx, b.store().transact(ops)))
                     .map(result -> {
                         if (result instanceof Committed committed) {
@@ -69,7 +70,7 @@ record TransactionRoutes(TokenGate gate, GatewayMetrics metrics, Bodies bodies, 
         Future<Void> done = beforeBody(ctx, b).compose(v -> bodies.read(ctx, maxBodyBytes)).compose(body -> {
             List<ItemClaim> claims = TransactionBodies.claims(body, limits(b));
             return gate.admitAll(ctx, b, claims.stream().map(ItemClaim::key).toList(),
-                            claims.stream().map(ItemClaim::token).toList())
+                            claims.stream().map(ItemClaim::token).toList(), Access.READ)
                     .compose(v -> call(ctx, b.store().fencedReadAll(claims)))
                     .map(result -> {
                         if (result instanceof Claimed claimed) {
