@@ -39,6 +39,13 @@
  *       ({@link io.fencegate.issuer.zookeeper.LockDelays}); after an involuntary end the head of the
  *       queue waits out the delay, a release clears the mark. A release also marks its grant node,
  *       so a watcher ({@code wasReleased}) tells a release from an expiry or a lost session.</li>
+ *   <li>Read leases queue with write leases, their nodes named read ({@link
+ *       io.fencegate.issuer.zookeeper.Acquisition}): a reader waits only for write nodes before it,
+ *       a writer for every node before it, so tokens follow grant order across modes; a read
+ *       grant's node says read, so {@code grantedMode} answers it from any instance. A fenced
+ *       semaphore's permit is an ordinary write lease on a free slot's lock, taken by the head of
+ *       the semaphore's FIFO line ({@link io.fencegate.issuer.zookeeper.PermitAcquisition}); its
+ *       count is fixed in the semaphore's node by the first acquire.</li>
  *   <li>Listings read the lock nodes and their queue heads; each issuer keeps an ephemeral node in
  *       {@code <root>/instances} so a lease's session names the instance that granted it.</li>
  *   <li>Every ZooKeeper call is bounded by the operation timeout: an unreachable ensemble fails a

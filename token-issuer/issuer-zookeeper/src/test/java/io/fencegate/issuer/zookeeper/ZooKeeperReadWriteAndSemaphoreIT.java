@@ -1,13 +1,23 @@
 package io.fencegate.issuer.zookeeper;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.testkit.SemaphoreContract;
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The read-write lease and fenced semaphore contracts ({@link SemaphoreContract} runs both) on a real
- * (in-process) ZooKeeper server, tokens from czxid.
+ * (in-process) ZooKeeper server, tokens from czxid; and lock-delay with read leases, which the
+ * contracts leave to each backend (ZooKeeper keeps one merged mark for a lock's read leases).
  */
 class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
 
@@ -26,5 +36,55 @@ class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
                 .root(root)
                 .tokenMode(tokenMode())
                 .build();
+    }
+
+    @Test
+    void aReadLeaseThatExpiresHoldsWritersOffForItsDelayButNotReaders() throws Exception {
+        LeaseIssuer paused = issuer();
+        List<LeaseEnd> ended = endsHeardBy(paused);
+        LeaseIssuer other = issuer();
+        String lock = lock("rw-delay");
+        Duration delay = Duration.ofSeconds(2);
+        Lease stale = await(paused.acquire(lock, LeaseMode.READ, Duration.ofMillis(2500), Duration.ZERO, delay)).orElseThrow();
+        // A second reader with a shorter life merges into the mark, never shortens it.
+        Lease brief = await(other.acquire(lock, LeaseMode.READ, Duration.ofMillis(1500), Duration.ZERO, delay)).orElseThrow();
+        assertThat(await(other.release(brief.leaseId()))).as("released while the other reader holds").isTrue();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> ended.contains(LeaseEnd.EXPIRED));
+        Lease reader = await(other.acquire(lock, LeaseMode.READ, LONG_TTL, Duration.ZERO, Duration.ZERO))
+                .orElseThrow(() -> new AssertionError("a read lease's delay held a reader off"));
+        assertThat(await(other.release(reader.leaseId()))).isTrue();
+        Lease writer = await(other.acquire(lock, LeaseMode.WRITE, LONG_TTL, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        assertThat(System.currentTimeMillis()).as("the writer waited out the expired reader's delay")
+                .isGreaterThanOrEqualTo(stale.expiresAt() + delay.toMillis() - 100);
+        assertThat(writer.token()).isGreaterThan(reader.token());
+    }
+
+    @Test
+    void releasedReadLeasesClearTheirMarkOnceTheLastOneIsGone() throws Exception {
+        LeaseIssuer a = issuer();
+        LeaseIssuer b = issuer();
+        String lock = lock("rw-delay-released");
+        Duration delay = Duration.ofMinutes(1);
+        Lease r1 = await(a.acquire(lock, LeaseMode.READ, LONG_TTL, Duration.ZERO, delay)).orElseThrow();
+        Lease r2 = await(b.acquire(lock, LeaseMode.READ, LONG_TTL, Duration.ZERO, delay)).orElseThrow();
+        assertThat(await(b.renew(r1.leaseId()))).isPresent();
+        assertThat(await(b.release(r1.leaseId()))).isTrue();
+        assertThat(await(a.release(r2.leaseId()))).isTrue();
+        assertThat(await(a.acquire(lock, LeaseMode.WRITE, LONG_TTL, Duration.ZERO, Duration.ZERO)))
+                .as("two voluntary ends: no delay left").isPresent();
+    }
+
+    @Test
+    void anExpiredWritersDelayHoldsReadersOff() throws Exception {
+        LeaseIssuer paused = issuer();
+        List<LeaseEnd> ended = endsHeardBy(paused);
+        LeaseIssuer other = issuer();
+        String lock = lock("rw-writer-delay");
+        Duration delay = Duration.ofSeconds(2);
+        Lease stale = await(paused.acquire(lock, LeaseMode.WRITE, Duration.ofMillis(1000), Duration.ZERO, delay)).orElseThrow();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> ended.contains(LeaseEnd.EXPIRED));
+        Lease reader = await(other.acquire(lock, LeaseMode.READ, LONG_TTL, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(stale.expiresAt() + delay.toMillis() - 100);
+        assertThat(reader.token()).isGreaterThan(stale.token());
     }
 }
