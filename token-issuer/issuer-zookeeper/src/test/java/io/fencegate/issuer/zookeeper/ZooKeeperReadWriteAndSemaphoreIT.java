@@ -6,9 +6,11 @@ import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.LeaseMode;
+import io.fencegate.issuer.Semaphores;
 import io.fencegate.issuer.testkit.SemaphoreContract;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -16,8 +18,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The read-write lease and fenced semaphore contracts ({@link SemaphoreContract} runs both) on a real
- * (in-process) ZooKeeper server, tokens from czxid; and lock-delay with read leases, which the
- * contracts leave to each backend (ZooKeeper keeps one merged mark for a lock's read leases).
+ * (in-process) ZooKeeper server, tokens from czxid ({@link CversionZooKeeperReadWriteAndSemaphoreIT}:
+ * from cversion); and lock-delay with read leases, which the contracts leave to each backend
+ * (ZooKeeper keeps one merged mark for a lock's read leases, {@link LockDelays}).
  */
 class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
 
@@ -25,16 +28,12 @@ class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
     static final InProcessZooKeeper ZK = new InProcessZooKeeper();
     private final String root = "/fencegate-rw-" + UUID.randomUUID().toString().substring(0, 8);
 
-    protected TokenMode tokenMode() {
-        return TokenMode.ZXID;
-    }
-
     @Override
     protected LeaseIssuer newIssuer() {
         return ZooKeeperLeaseIssuer.builder()
                 .connectString(ZK.connectString())
                 .root(root)
-                .tokenMode(tokenMode())
+                .tokenMode(TokenMode.ZXID)
                 .build();
     }
 
@@ -86,5 +85,40 @@ class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
         Lease reader = await(other.acquire(lock, LeaseMode.READ, LONG_TTL, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
         assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(stale.expiresAt() + delay.toMillis() - 100);
         assertThat(reader.token()).isGreaterThan(stale.token());
+    }
+
+    /** Runs library.md's read-write and semaphore snippet. */
+    @Test
+    void librarySnippetRuns() throws Exception {
+        LeaseIssuer issuer = issuer();
+        Duration ttl = LONG_TTL;
+        {
+            // library.md's snippet, as printed there
+            // Any number of readers, or one writer; a waiting writer holds back readers that come after it.
+            Optional<Lease> read = issuer.acquire("reports/q3", LeaseMode.READ, ttl, Duration.ofSeconds(2), Duration.ZERO)
+                    .toCompletableFuture().join();                 // its token fences reads, never writes
+            // A store asks the mode of a token, and refuses a write with a read lease's:
+            Optional<LeaseMode> mode = issuer.grantedMode("reports/q3", read.orElseThrow().token())
+                    .toCompletableFuture().join();                 // Optional[READ]
+            issuer.release(read.get().leaseId()).toCompletableFuture().join();
+            // At most 4 holders at once: a permit is a write lease on one slot's lock, "exports/0" .. "exports/3".
+            Optional<Lease> permit = issuer.acquirePermit("exports", 4, ttl, Duration.ofSeconds(5))
+                    .toCompletableFuture().join();                 // permit.get().lock(): its slot's lock; slot(): the slot
+            // the snippet ends
+            assertThat(mode).contains(LeaseMode.READ);
+            assertThat(permit).get().extracting(Lease::lock).isEqualTo(Semaphores.slotLock("exports", permit.get().slot()));
+        }
+    }
+
+    @Test
+    void aPlainAcquireOfASlotsLockTakesThatPermitAndNeverOneTooMany() throws Exception {
+        LeaseIssuer a = issuer();
+        String sem = lock("sem-plain");
+        Lease plain = await(a.acquire(Semaphores.slotLock(sem, 0), LONG_TTL, Duration.ZERO)).orElseThrow();
+        Lease permit = await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ZERO)).orElseThrow();
+        assertThat(permit.slot()).isEqualTo(1);
+        assertThat(await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ofMillis(300)))).as("both slots held").isEmpty();
+        assertThat(await(a.release(plain.leaseId()))).isTrue();
+        assertThat(await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ZERO))).get().extracting(Lease::slot).isEqualTo(0);
     }
 }
