@@ -223,11 +223,13 @@ final class PermitAcquisition {
     }
 
     /** Answers once (a lease, empty, or {@code error}) and leaves the line; false if answered already. */
-    private synchronized boolean end(Optional<Lease> answer, Throwable error) {
-        if (done) {
-            return false;
+    private boolean end(Optional<Lease> answer, Throwable error) {
+        synchronized (this) {
+            if (done) {
+                return false;
+            }
+            done = true;
         }
-        done = true;
         ScheduledFuture<?> timer = deadline;
         if (timer != null) {
             timer.cancel(false);

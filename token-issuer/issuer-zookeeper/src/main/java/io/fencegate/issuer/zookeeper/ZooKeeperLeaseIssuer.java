@@ -32,8 +32,10 @@ import org.apache.curator.utils.PathUtils;
 import org.apache.zookeeper.KeeperException.Code;
 
 /**
- * Leases from a ZooKeeper ensemble, through Apache Curator: a FIFO-fair exclusive lock per name,
- * and a fencing token per grant (see {@link TokenMode}).
+ * Leases from a ZooKeeper ensemble, through Apache Curator: a FIFO-fair read-write lock per name
+ * (write leases exclusive, read leases shared, a waiting writer ahead of later readers), fenced
+ * semaphores whose permits are write leases on slot locks ({@link PermitAcquisition}), and a
+ * fencing token per grant (see {@link TokenMode}).
  *
  * <p>A lease ends when released (through any issuer instance on the ensemble), when its ttl
  * passes without a renew (kept by this issuer's clock, not the session timeout, so short ttls

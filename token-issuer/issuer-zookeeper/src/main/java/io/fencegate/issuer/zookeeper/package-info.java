@@ -78,6 +78,10 @@
  *       issuer's next one-trip grant may re-create the node over that record: the expired holder's
  *       token is refused as "not granted" (403) rather than judged against the item, or its delay is
  *       cut short. Exclusion and tokens stay safe.</li>
+ *   <li>Read leases and issuers that predate them, on one root: an older issuer sees a read node as
+ *       an exclusive holder or waiter (exclusion stays safe), but does not know a read token from a
+ *       write token, so a store behind it would take a write with a read lease's token. Upgrade
+ *       every issuer and gateway of a root before granting read leases there.</li>
  * </ul>
  */
 package io.fencegate.issuer.zookeeper;

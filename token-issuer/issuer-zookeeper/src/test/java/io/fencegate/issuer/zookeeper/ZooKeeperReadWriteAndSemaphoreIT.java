@@ -121,4 +121,34 @@ class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
         assertThat(await(a.release(plain.leaseId()))).isTrue();
         assertThat(await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ZERO))).get().extracting(Lease::slot).isEqualTo(0);
     }
+
+    @Test
+    void permitWaitersAreServedInTheOrderTheyCame() throws Exception {
+        LeaseIssuer a = issuer();
+        LeaseIssuer b = issuer();
+        String sem = lock("sem-fifo");
+        Lease held = await(a.acquirePermit(sem, 1, LONG_TTL, Duration.ZERO)).orElseThrow();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> lineLength(sem) == 0); // the holder left the line
+        java.util.concurrent.CompletableFuture<Optional<Lease>> first =
+                b.acquirePermit(sem, 1, LONG_TTL, Duration.ofSeconds(60)).toCompletableFuture();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> lineLength(sem) == 1);
+        java.util.concurrent.CompletableFuture<Optional<Lease>> second =
+                a.acquirePermit(sem, 1, LONG_TTL, Duration.ofSeconds(60)).toCompletableFuture();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> lineLength(sem) == 2);
+        assertThat(await(a.release(held.leaseId()))).isTrue();
+        Lease next = await(first).orElseThrow(() -> new AssertionError("the first waiter was passed over"));
+        Thread.sleep(300);
+        assertThat(second).as("the second waits for the first's permit").isNotDone();
+        assertThat(await(b.release(next.leaseId()))).isTrue();
+        assertThat(await(second).orElseThrow().token()).isGreaterThan(next.token());
+    }
+
+    /** The waiters in a semaphore's line, read from ZooKeeper. */
+    private long lineLength(String semaphore) throws Exception {
+        try (org.apache.curator.framework.CuratorFramework client = org.apache.curator.framework.CuratorFrameworkFactory
+                .newClient(ZK.connectString(), new org.apache.curator.retry.RetryNTimes(3, 100))) {
+            client.start();
+            return client.getChildren().forPath(new LockNodes(root).semaphorePath(semaphore)).size();
+        }
+    }
 }
