@@ -16,6 +16,17 @@ class CversionZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
     static final InProcessZooKeeper ZK = new InProcessZooKeeper();
     private final String root = "/fencegate-rw-cversion-" + UUID.randomUUID().toString().substring(0, 8);
 
+    /** Half the ZXID class's stress rounds: the exclusion logic is the same, only the tokens differ. */
+    @Override
+    protected int readWriteRounds() {
+        return 20;
+    }
+
+    @Override
+    protected int permitRounds() {
+        return 15;
+    }
+
     @Override
     protected LeaseIssuer newIssuer() {
         return ZooKeeperLeaseIssuer.builder()

@@ -43,7 +43,7 @@ class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
         List<LeaseEnd> ended = endsHeardBy(paused);
         LeaseIssuer other = issuer();
         String lock = lock("rw-delay");
-        Duration delay = Duration.ofSeconds(2);
+        Duration delay = Duration.ofSeconds(1);
         Lease stale = await(paused.acquire(lock, LeaseMode.READ, Duration.ofMillis(2500), Duration.ZERO, delay)).orElseThrow();
         // A second reader with a shorter life merges into the mark, never shortens it.
         Lease brief = await(other.acquire(lock, LeaseMode.READ, Duration.ofMillis(1500), Duration.ZERO, delay)).orElseThrow();
@@ -79,7 +79,7 @@ class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
         List<LeaseEnd> ended = endsHeardBy(paused);
         LeaseIssuer other = issuer();
         String lock = lock("rw-writer-delay");
-        Duration delay = Duration.ofSeconds(2);
+        Duration delay = Duration.ofSeconds(1);
         Lease stale = await(paused.acquire(lock, LeaseMode.WRITE, Duration.ofMillis(1000), Duration.ZERO, delay)).orElseThrow();
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> ended.contains(LeaseEnd.EXPIRED));
         Lease reader = await(other.acquire(lock, LeaseMode.READ, LONG_TTL, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
