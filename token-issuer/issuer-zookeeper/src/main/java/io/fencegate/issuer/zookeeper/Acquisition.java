@@ -241,7 +241,7 @@ final class Acquisition {
     private void create() {
         nodeDataAtNanos = System.nanoTime();
         byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, parts.clock().millis() + ttlMs, lock, lockDelayMs).toBytes();
-        String prefix = parts.nodes().lockPath(lock) + "/" + nodePrefix();
+        String prefix = parts.nodes().leasePathPrefix(lock, mode, slot != Lease.NO_SLOT);
         // Why PERSISTENT parents (creatingParentsIfNeeded, never ...ContainersIfNeeded): the server
         // reaps empty CONTAINER nodes, and a re-created lock parent restarts its cversion and
         // sequence at 0, which would send CVERSION tokens backwards. Protection (a GUID in the

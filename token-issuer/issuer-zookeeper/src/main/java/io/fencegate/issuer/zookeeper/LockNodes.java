@@ -77,6 +77,7 @@ final class LockNodes {
         return marked(leaseNodeName, PERMIT_MARK);
     }
 
+    /** A write node's name has the protected id's last hex digits and '-' there, which no mark is. */
     private static boolean marked(String name, String mark) {
         int at = name.length() - SEQUENCE_DIGITS - LEASE_PREFIX.length() - mark.length();
         return at >= 0 && name.startsWith(mark, at);
