@@ -2,6 +2,7 @@ package io.fencegate.issuer.zookeeper;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.backend.LeaseIdFormat;
 import java.util.List;
 import java.util.Optional;
@@ -31,6 +32,16 @@ import org.slf4j.LoggerFactory;
  * {@code LockInternalsDriver}: whether to try the lock in one round trip first ({@link
  * UncontendedGrant}; whatever that cannot settle is left to the queue), and whether the head of
  * the queue may be granted now or waits out a lock-delay.
+ *
+ * <p>Read leases ({@link LeaseMode#READ}) follow Curator's {@code InterProcessReadWriteLock} in the
+ * same queue: a read node is granted once no write node precedes it (and watches the nearest one
+ * that does), a write node once no node of either mode precedes it (and watches its predecessor).
+ * So readers share, a waiting writer holds back every reader that queued after it, and FIFO holds
+ * across modes. Every node's token comes from its creation (czxid or sequence), so tokens follow
+ * queue order: a writer's is above every grant it waited for, a reader's above every writer before
+ * it. Readers granted together (a writer's release frees them all) rank among themselves by queue
+ * order, whichever answer arrives first; only the order between writers and the leases they exclude
+ * fences anything.
  */
 final class Acquisition {
 
@@ -49,6 +60,9 @@ final class Acquisition {
     private final long waitMs;
     private final long lockDelayMs;
     private final AcquisitionDriver driver;
+    private final LeaseMode mode;
+    /** A semaphore's permit: its slot ({@code lock} is that slot's lock); else {@link Lease#NO_SLOT}. */
+    private final int slot;
     /** First the one-round-trip attempt; false: straight to the queue. */
     private final boolean triesUncontended;
     /** Names the lease node of the one-round-trip attempt, so a lost answer can be looked up. */
@@ -77,13 +91,26 @@ final class Acquisition {
     private volatile String watched;
 
     Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs, long lockDelayMs, AcquisitionDriver driver) {
+        this(parts, lock, ttlMs, waitMs, lockDelayMs, driver, LeaseMode.WRITE, Lease.NO_SLOT);
+    }
+
+    /** ... in {@code mode}; {@code slot}: the permit slot whose lock {@code lock} is, or {@link Lease#NO_SLOT}. */
+    Acquisition(IssuerParts parts, String lock, long ttlMs, long waitMs, long lockDelayMs, AcquisitionDriver driver,
+            LeaseMode mode, int slot) {
         this.parts = parts;
         this.lock = lock;
         this.ttlMs = ttlMs;
         this.waitMs = waitMs;
         this.lockDelayMs = lockDelayMs;
         this.driver = driver;
-        this.triesUncontended = driver.triesUncontended(waitMs, lockDelayMs);
+        this.mode = mode;
+        this.slot = slot;
+        this.triesUncontended = driver.triesUncontended(waitMs, lockDelayMs, mode);
+    }
+
+    /** The prefix of this acquire's lease node's name: it says the mode and whether it is a permit. */
+    private String nodePrefix() {
+        return LockNodes.leaseNodePrefix(mode, slot != Lease.NO_SLOT);
     }
 
     CompletableFuture<Optional<Lease>> start() {
@@ -118,7 +145,7 @@ final class Acquisition {
         listQueue().whenComplete((queue, error) -> {
             if (error != null) {
                 fail(error);
-            } else if (!LockNodes.queue(queue).isEmpty()) {
+            } else if (blocker(LockNodes.queue(queue), Integer.MAX_VALUE) >= 0) {
                 giveUp();
             } else {
                 create();
@@ -138,7 +165,7 @@ final class Acquisition {
         writtenExpiresAt = parts.clock().millis() + ttlMs;
         byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, writtenExpiresAt, lock, lockDelayMs).toBytes();
         attemptUnresolved = true;
-        CompletableFuture<UncontendedGrant.Outcome> answer = driver.attemptUncontended(lock, protectedId, data);
+        CompletableFuture<UncontendedGrant.Outcome> answer = driver.attemptUncontended(lock, protectedId, data, nodePrefix());
         answer.thenAccept(late -> {
             if (abandoned) {
                 driver.undo(lock, protectedId, late); // answered already (timed out, closed): a late node would block the queue
@@ -214,7 +241,7 @@ final class Acquisition {
     private void create() {
         nodeDataAtNanos = System.nanoTime();
         byte[] data = new LeaseNodeData(parts.mode(), secret, ttlMs, parts.clock().millis() + ttlMs, lock, lockDelayMs).toBytes();
-        String prefix = parts.nodes().leasePathPrefix(lock);
+        String prefix = parts.nodes().leasePathPrefix(lock, mode, slot != Lease.NO_SLOT);
         // Why PERSISTENT parents (creatingParentsIfNeeded, never ...ContainersIfNeeded): the server
         // reaps empty CONTAINER nodes, and a re-created lock parent restarts its cversion and
         // sequence at 0, which would send CVERSION tokens backwards. Protection (a GUID in the
@@ -260,16 +287,35 @@ final class Acquisition {
                     }
                     List<String> queue = withoutTwins(LockNodes.queue(event.getChildren()), lockPath);
                     int at = queue.indexOf(LockNodes.nameOf(ourPath));
+                    int blocker = at < 0 ? -1 : blocker(queue, at);
                     if (at < 0) {
                         fail(new IssuerUnavailableException("lease node of lock " + lock + " vanished while queued (session lost?)"));
-                    } else if (at == 0) {
+                    } else if (blocker < 0) {
                         grantAfterLockDelay(event.getStat());
                     } else if (waitMs == 0) {
                         giveUp();
                     } else {
-                        watchPredecessor(lockPath + "/" + queue.get(at - 1));
+                        watchPredecessor(lockPath + "/" + queue.get(blocker));
                     }
                 });
+    }
+
+    /**
+     * The index of the node among {@code queue}'s first {@code before} nodes that keeps this acquire
+     * waiting, the one it watches; -1 if none does. A writer waits for its predecessor (any mode), a
+     * reader for the nearest write node before it.
+     */
+    private int blocker(List<String> queue, int before) {
+        int end = Math.min(before, queue.size());
+        if (mode == LeaseMode.WRITE) {
+            return end - 1;
+        }
+        for (int i = end - 1; i >= 0; i--) {
+            if (LockNodes.modeOf(queue.get(i)) == LeaseMode.WRITE) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -356,7 +402,7 @@ final class Acquisition {
      * wait deadline may give up first). Nothing watches a delay's end, so a timer does.
      */
     private void grantAfterLockDelay(Stat lockStat) {
-        driver.delayRemainingMs(lock, lockStat).whenComplete((remaining, error) -> {
+        driver.delayRemainingMs(lock, lockStat, mode).whenComplete((remaining, error) -> {
             if (error != null) {
                 fail(error);
             } else if (remaining <= 0) {
@@ -410,7 +456,7 @@ final class Acquisition {
         long expiresAt = inOneTrip ? writtenExpiresAt : parts.clock().millis() + ttlMs;
         statReady.thenCompose(s -> {
             long token = parts.mode().tokenOf(s, LockNodes.nameOf(ourPath));
-            Lease lease = new Lease(lock, LeaseIds.FORMAT.format(ourPath, secret), token, expiresAt, startedAtNanos);
+            Lease lease = new Lease(lock, LeaseIds.FORMAT.format(ourPath, secret), token, expiresAt, startedAtNanos, mode, slot);
             CompletableFuture<Void> expirySet = waited ? writeExpiry(expiresAt) : CompletableFuture.completedFuture(null);
             // The grant is durable before the holder learns its token, so wasGranted never says
             // no to a token that was handed out.
@@ -419,10 +465,10 @@ final class Acquisition {
                 parts.grants().known(lock, token);
                 recorded = CompletableFuture.completedFuture(null);
             } else {
-                recorded = expirySet.thenCompose(v -> parts.grants().record(lock, token));
+                recorded = expirySet.thenCompose(v -> parts.grants().record(lock, token, mode));
             }
             return recorded
-                    .thenCompose(v -> driver.granted(lock, token, lockDelayMs, expiresAt, markSeen))
+                    .thenCompose(v -> driver.granted(lock, token, lockDelayMs, expiresAt, markSeen, mode))
                     .thenApply(v -> lease);
         }).whenComplete((lease, error) -> {
             if (error != null) {

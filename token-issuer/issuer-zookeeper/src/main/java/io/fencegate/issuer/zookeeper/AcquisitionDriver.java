@@ -1,5 +1,6 @@
 package io.fencegate.issuer.zookeeper;
 
+import io.fencegate.issuer.LeaseMode;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -36,12 +37,25 @@ class AcquisitionDriver {
      * must not: it looks first, on the queue path.
      */
     boolean triesUncontended(long waitMs, long lockDelayMs) {
-        return uncontended != null && lockDelayMs == 0 && (waitMs > 0 || parts.mode() == TokenMode.ZXID);
+        return triesUncontended(waitMs, lockDelayMs, LeaseMode.WRITE);
+    }
+
+    /**
+     * ... in {@code mode}. A read acquire always queues: the one-trip grant proves a sole holder and
+     * records a write grant on the lock node, neither of which a reader among readers is.
+     */
+    boolean triesUncontended(long waitMs, long lockDelayMs, LeaseMode mode) {
+        return mode == LeaseMode.WRITE && uncontended != null && lockDelayMs == 0 && (waitMs > 0 || parts.mode() == TokenMode.ZXID);
     }
 
     /** The one-round-trip attempt ({@link UncontendedGrant#attempt}): never fails, never bounded. */
     CompletableFuture<UncontendedGrant.Outcome> attemptUncontended(String lock, String protectedId, byte[] leaseData) {
-        return uncontended.attempt(lock, protectedId, leaseData);
+        return attemptUncontended(lock, protectedId, leaseData, LockNodes.LEASE_PREFIX);
+    }
+
+    /** ... whose lease node is named with {@code nodePrefix} ({@link LockNodes#leaseNodePrefix}). */
+    CompletableFuture<UncontendedGrant.Outcome> attemptUncontended(String lock, String protectedId, byte[] leaseData, String nodePrefix) {
+        return uncontended.attempt(lock, protectedId, leaseData, nodePrefix);
     }
 
     /** Where a refused or lost attempt's node is, if it applied; {@code queued}: the lock has lease nodes. */
@@ -84,7 +98,12 @@ class AcquisitionDriver {
      * grant must clear; -1: now, no mark at all.
      */
     CompletableFuture<Long> delayRemainingMs(String lock, Stat lockStat) {
-        return delays.remainingMs(lock, lockStat);
+        return delayRemainingMs(lock, lockStat, LeaseMode.WRITE);
+    }
+
+    /** ... for an acquire in {@code mode}: the read leases' mark holds writers off, not readers. */
+    CompletableFuture<Long> delayRemainingMs(String lock, Stat lockStat, LeaseMode mode) {
+        return delays.remainingMs(lock, lockStat, mode);
     }
 
     /**
@@ -92,10 +111,19 @@ class AcquisitionDriver {
      * clears a mark the head of the queue saw ({@code markSeen}), the end it delayed is over.
      */
     CompletableFuture<Void> granted(String lock, long token, long lockDelayMs, long expiresAt, boolean markSeen) {
+        return granted(lock, token, lockDelayMs, expiresAt, markSeen, LeaseMode.WRITE);
+    }
+
+    /** ... in {@code mode}: a read lease's mark merges into the read leases' one ({@link LockDelays#markRead}). */
+    CompletableFuture<Void> granted(String lock, long token, long lockDelayMs, long expiresAt, boolean markSeen, LeaseMode mode) {
         if (lockDelayMs > 0) {
-            return delays.mark(lock, new LockDelays.Mark(token, lockDelayMs, expiresAt));
+            return mode == LeaseMode.READ ? delays.markRead(lock, new LockDelays.Mark(token, lockDelayMs, expiresAt, true))
+                    : delays.mark(lock, new LockDelays.Mark(token, lockDelayMs, expiresAt));
         }
-        return markSeen ? delays.clear(lock) : CompletableFuture.completedFuture(null);
+        if (!markSeen) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return mode == LeaseMode.READ ? delays.clearWriterMark(lock) : delays.clear(lock);
     }
 
     /** A grant failed and is final (the acquire answers the error and removes its node next). */

@@ -1,10 +1,12 @@
 package io.fencegate.issuer.zookeeper;
 
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.backend.KnownGrants;
 import io.fencegate.issuer.backend.LruMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
@@ -30,6 +32,13 @@ final class GrantLog {
     static final int CACHE_ENTRIES = 4096;
     /** A grant node's data once its lease was released; empty while live or after an involuntary end. */
     static final byte[] RELEASED = "released".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    /**
+     * A read lease's grant node's data while live, and once released: its mode is known from any
+     * instance ({@code grantedMode}), so a store refuses a write with a read token. A write grant's
+     * node keeps the data it always had (empty, {@link #RELEASED}), which older issuers read.
+     */
+    static final byte[] READ = "read".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] READ_RELEASED = "read-released".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     /**
      * A lock node's data while its mzxid is a granted token not yet logged as a grant node. Longer
      * than any lock-delay mark (at most 59 bytes), so a queue listing's {@code dataLength} tells
@@ -58,16 +67,55 @@ final class GrantLog {
      * the lock node records ({@link #GRANT_AT_MZXID}), before that lock node is rewritten.
      */
     CompletableFuture<Void> record(String lock, long token) {
+        return record(lock, token, LeaseMode.WRITE);
+    }
+
+    /** ... of a grant in {@code mode}, which its node's data keeps ({@link #READ}). */
+    CompletableFuture<Void> record(String lock, long token, LeaseMode mode) {
         String path = nodes.grantPath(lock, token);
+        byte[] data = mode == LeaseMode.READ ? READ : new byte[0];
         return zk.call("record grant " + token, cb -> client.create().creatingParentsIfNeeded()
-                        .withMode(CreateMode.PERSISTENT).inBackground(cb).forPath(path, new byte[0]))
+                        .withMode(CreateMode.PERSISTENT).inBackground(cb).forPath(path, data))
                 .thenApply(event -> {
                     Code code = AsyncZk.code(event);
                     if (code != Code.OK && code != Code.NODEEXISTS) {
                         throw AsyncZk.unexpected("record grant", event);
                     }
+                    known.add(lock, token, mode);
                     logged(lock, token);
                     return null;
+                });
+    }
+
+    /** The data a grant node holds once its lease in {@code mode} was released. */
+    static byte[] releasedData(LeaseMode mode) {
+        return mode == LeaseMode.READ ? READ_RELEASED : RELEASED;
+    }
+
+    /**
+     * The mode {@code token} was granted in, or empty if it was not; read as {@link #wasGranted}
+     * reads (node, lock node, node). A grant the lock node records is a write: only write leases
+     * are granted in one round trip.
+     */
+    CompletableFuture<Optional<LeaseMode>> modeOf(String lock, long token) {
+        return loggedMode(lock, token).thenCompose(logged -> logged.isPresent()
+                ? CompletableFuture.completedFuture(logged)
+                : atLockNode(lock, token).thenCompose(there -> there ? CompletableFuture.completedFuture(Optional.of(LeaseMode.WRITE))
+                        : loggedMode(lock, token)));
+    }
+
+    private CompletableFuture<Optional<LeaseMode>> loggedMode(String lock, long token) {
+        String path = nodes.grantPath(lock, token);
+        return zk.readIfExists("mode of grant " + token, cb -> client.getData().inBackground(cb).forPath(path))
+                .thenApply(event -> {
+                    if (event == null) {
+                        return Optional.<LeaseMode>empty();
+                    }
+                    byte[] data = event.getData();
+                    LeaseMode mode = java.util.Arrays.equals(data, READ) || java.util.Arrays.equals(data, READ_RELEASED)
+                            ? LeaseMode.READ : LeaseMode.WRITE;
+                    known.add(lock, token, mode);
+                    return Optional.of(mode);
                 });
     }
 
@@ -137,8 +185,13 @@ final class GrantLog {
      * instant) calls that end voluntary; it was racing its own expiry either way.
      */
     CompletableFuture<Void> markReleased(String lock, long token) {
+        return markReleased(lock, token, LeaseMode.WRITE);
+    }
+
+    /** ... of a lease in {@code mode} (a read grant's node keeps saying read). */
+    CompletableFuture<Void> markReleased(String lock, long token, LeaseMode mode) {
         String path = nodes.grantPath(lock, token);
-        return zk.call("mark released " + token, cb -> client.setData().inBackground(cb).forPath(path, RELEASED))
+        return zk.call("mark released " + token, cb -> client.setData().inBackground(cb).forPath(path, releasedData(mode)))
                 .thenCompose(event -> {
                     Code code = AsyncZk.code(event);
                     if (code == Code.NONODE) {
@@ -147,7 +200,7 @@ final class GrantLog {
                                 .withMode(CreateMode.PERSISTENT).inBackground(cb).forPath(path, RELEASED))
                                 .thenCompose(created -> switch (AsyncZk.code(created)) {
                                     case OK -> CompletableFuture.<Void>completedFuture(null);
-                                    case NODEEXISTS -> markReleased(lock, token); // logged meanwhile
+                                    case NODEEXISTS -> markReleased(lock, token, mode); // logged meanwhile
                                     default -> CompletableFuture.<Void>failedFuture(AsyncZk.unexpected("log released", created));
                                 });
                     }
@@ -161,7 +214,8 @@ final class GrantLog {
     CompletableFuture<Boolean> wasReleased(String lock, long token) {
         String path = nodes.grantPath(lock, token);
         return zk.readIfExists("read grant " + token, cb -> client.getData().inBackground(cb).forPath(path))
-                .thenApply(event -> event != null && java.util.Arrays.equals(event.getData(), RELEASED));
+                .thenApply(event -> event != null && (java.util.Arrays.equals(event.getData(), RELEASED)
+                        || java.util.Arrays.equals(event.getData(), READ_RELEASED)));
     }
 
     /**

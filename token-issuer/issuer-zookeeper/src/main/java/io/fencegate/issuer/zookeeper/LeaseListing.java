@@ -1,6 +1,7 @@
 package io.fencegate.issuer.zookeeper;
 
 import io.fencegate.issuer.LeaseInfo;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.LeasePage;
 import io.fencegate.issuer.backend.ListCursors;
 import java.net.URLDecoder;
@@ -34,7 +35,10 @@ import org.apache.zookeeper.KeeperException.Code;
  *
  * <p>A listing reads the lock names once (one getChildren of {@code root/locks}), then, per lock
  * of the page, its queue head (getChildren, getData). The head is a live lease if its expiry is
- * ahead and its token is in the grant log (a head may still be waiting out a lock-delay). At most
+ * ahead and its token is in the grant log (a head may still be waiting out a lock-delay); a lock
+ * held by read leases lists each of them: the read nodes before the first write node. A page never
+ * splits a lock's leases across pages; a lock with more read leases than the limit shows the
+ * first {@code limit} of them. At most
  * {@link #EXAMINED_PER_LIMIT} times the limit locks are read per page, so a page is bounded even
  * when most lock nodes are idle.
  */
@@ -92,7 +96,7 @@ final class LeaseListing {
             page.sort(null);
             int candidates = matching;
             return instances().thenCompose(owners -> {
-                List<CompletableFuture<Optional<LeaseInfo>>> reads = new ArrayList<>();
+                List<CompletableFuture<List<LeaseInfo>>> reads = new ArrayList<>();
                 for (String lock : page) {
                     reads.add(head(lock, owners));
                 }
@@ -100,7 +104,11 @@ final class LeaseListing {
                     List<LeaseInfo> live = new ArrayList<>();
                     int covered = 0;
                     while (covered < reads.size() && live.size() < limit) {
-                        reads.get(covered).join().ifPresent(live::add);
+                        List<LeaseInfo> held = reads.get(covered).join();
+                        if (!live.isEmpty() && live.size() + held.size() > limit) {
+                            break; // the next page starts with this lock, whole
+                        }
+                        live.addAll(held.subList(0, Math.min(held.size(), limit - live.size())));
                         covered++;
                     }
                     boolean more = covered > 0 && covered < candidates;
@@ -136,28 +144,39 @@ final class LeaseListing {
         }
     }
 
-    private CompletableFuture<Optional<LeaseInfo>> head(String lock, Map<Long, String> owners) {
+    /** The lock's live leases: its queue's head, or the read nodes before its first write node. */
+    private CompletableFuture<List<LeaseInfo>> head(String lock, Map<Long, String> owners) {
         String lockPath = parts.nodes().lockPath(lock);
         return children(lockPath).thenCompose(children -> {
             List<String> queue = LockNodes.queue(children);
-            if (queue.isEmpty()) {
-                return CompletableFuture.completedFuture(Optional.<LeaseInfo>empty());
+            List<CompletableFuture<Optional<LeaseInfo>>> holders = new ArrayList<>();
+            for (int i = 0; i < queue.size() && (i == 0 || LockNodes.modeOf(queue.get(i)) == LeaseMode.READ); i++) {
+                holders.add(holder(lock, lockPath, queue.get(i), owners));
+                if (LockNodes.modeOf(queue.get(i)) == LeaseMode.WRITE) {
+                    break;
+                }
             }
-            String path = lockPath + "/" + queue.get(0);
-            return parts.zk().call("read lease " + path, cb -> reads.get().getData().inBackground(cb).forPath(path))
-                    .thenCompose(event -> {
-                        Optional<LeaseNodeData> data = AsyncZk.code(event) == Code.OK
-                                ? LeaseNodeData.parse(event.getData()) : Optional.empty();
-                        if (data.isEmpty() || data.get().expiresAt() <= parts.clock().millis()) {
-                            return CompletableFuture.completedFuture(Optional.<LeaseInfo>empty());
-                        }
-                        long token = data.get().mode().tokenOf(event.getStat(), queue.get(0));
-                        String by = owners.getOrDefault(event.getStat().getEphemeralOwner(), "");
-                        return parts.grants().wasGranted(lock, token).thenApply(granted -> granted
-                                ? Optional.of(new LeaseInfo(lock, token, data.get().expiresAt(), by))
-                                : Optional.<LeaseInfo>empty());
-                    });
+            return CompletableFuture.allOf(holders.toArray(CompletableFuture[]::new))
+                    .thenApply(v -> holders.stream().flatMap(h -> h.join().stream()).toList());
         });
+    }
+
+    /** One lease node as a listing shows it: live if its expiry is ahead and its grant is recorded. */
+    private CompletableFuture<Optional<LeaseInfo>> holder(String lock, String lockPath, String name, Map<Long, String> owners) {
+        String path = lockPath + "/" + name;
+        return parts.zk().call("read lease " + path, cb -> reads.get().getData().inBackground(cb).forPath(path))
+                .thenCompose(event -> {
+                    Optional<LeaseNodeData> data = AsyncZk.code(event) == Code.OK
+                            ? LeaseNodeData.parse(event.getData()) : Optional.empty();
+                    if (data.isEmpty() || data.get().expiresAt() <= parts.clock().millis()) {
+                        return CompletableFuture.completedFuture(Optional.<LeaseInfo>empty());
+                    }
+                    long token = data.get().mode().tokenOf(event.getStat(), name);
+                    String by = owners.getOrDefault(event.getStat().getEphemeralOwner(), "");
+                    return parts.grants().wasGranted(lock, token).thenApply(granted -> granted
+                            ? Optional.of(new LeaseInfo(lock, token, data.get().expiresAt(), by, LockNodes.modeOf(name)))
+                            : Optional.<LeaseInfo>empty());
+                });
     }
 
     /** Session id to instance name, for every issuer instance registered now. */

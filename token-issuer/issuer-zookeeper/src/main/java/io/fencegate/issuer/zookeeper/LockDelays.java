@@ -1,5 +1,6 @@
 package io.fencegate.issuer.zookeeper;
 
+import io.fencegate.issuer.LeaseMode;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +29,13 @@ import org.apache.zookeeper.data.Stat;
  * never leaves a mark at version {@link UncontendedGrant#EMPTY_AFTER_RELEASE} (nor at the one older
  * issuers used), the version at which {@link UncontendedGrant} may re-create the lock node from what
  * it remembers (a lock node swept and re-created since must not pass for the empty one it remembers).
+ *
+ * <p>Read leases ({@link LeaseMode#READ}) share the lock, so their mark is one for all of them,
+ * flagged {@code :r}: each read grant or renew with a delay merges into it (the latest expiry, the
+ * longest delay), so it covers every read lease that may still end involuntarily. A reader's mark
+ * holds writers off, never another reader. A reader's release clears it only when no other read
+ * lease node is on the lock (at the version read before looking, so a reader that merged meanwhile
+ * keeps its mark); otherwise it stays, and a writer may wait a delay it did not strictly need.
  */
 final class LockDelays {
 
@@ -41,10 +49,22 @@ final class LockDelays {
         this.parts = parts;
     }
 
-    /** The mark a lease granted with a delay leaves. */
-    record Mark(long token, long delayMs, long expiresAt) {
+    /**
+     * The mark a lease granted with a delay leaves; {@code read}: the read leases' merged mark
+     * (written {@code token:delayMs:expiresAt:r}, which issuers without read leases do not parse).
+     */
+    record Mark(long token, long delayMs, long expiresAt, boolean read) {
+        Mark(long token, long delayMs, long expiresAt) {
+            this(token, delayMs, expiresAt, false);
+        }
+
         byte[] toBytes() {
-            return (token + ":" + delayMs + ":" + expiresAt).getBytes(StandardCharsets.US_ASCII);
+            return (token + ":" + delayMs + ":" + expiresAt + (read ? ":r" : "")).getBytes(StandardCharsets.US_ASCII);
+        }
+
+        /** This read mark merged with another read mark: it covers both. */
+        Mark merged(Mark other) {
+            return new Mark(Math.max(token, other.token), Math.max(delayMs, other.delayMs), Math.max(expiresAt, other.expiresAt), true);
         }
 
         static Optional<Mark> parse(byte[] bytes) {
@@ -53,8 +73,9 @@ final class LockDelays {
             }
             String[] f = new String(bytes, StandardCharsets.US_ASCII).split(":");
             try {
-                return f.length == 3
-                        ? Optional.of(new Mark(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])))
+                boolean read = f.length == 4 && f[3].equals("r");
+                return f.length == 3 || read
+                        ? Optional.of(new Mark(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), read))
                         : Optional.empty();
             } catch (NumberFormatException e) {
                 return Optional.empty();
@@ -68,6 +89,11 @@ final class LockDelays {
      * Answers -1 when there is no mark at all (nothing to clear later).
      */
     CompletableFuture<Long> remainingMs(String lock, Stat lockStat) {
+        return remainingMs(lock, lockStat, LeaseMode.WRITE);
+    }
+
+    /** ... for an acquire in {@code mode}: a reader passes the read leases' mark (it holds writers off only). */
+    CompletableFuture<Long> remainingMs(String lock, Stat lockStat, LeaseMode mode) {
         if (lockStat != null && (lockStat.getDataLength() == 0 || lockStat.getDataLength() == GrantLog.GRANT_AT_MZXID.length)) {
             return CompletableFuture.completedFuture(-1L);
         }
@@ -82,14 +108,14 @@ final class LockDelays {
                         throw AsyncZk.unexpected("read lock-delay", event);
                     }
                     Optional<Mark> mark = Mark.parse(event.getData());
-                    if (mark.isEmpty()) {
+                    if (mark.isEmpty() || mark.get().read() && mode == LeaseMode.READ) {
                         return -1L;
                     }
                     long now = parts.clock().millis();
                     Mark m = mark.get();
                     if (m.expiresAt() > now) {
                         // Best effort: if another acquirer rewrote it first, its end time stands.
-                        pinEnd(path, new Mark(m.token(), m.delayMs(), now), event.getStat().getVersion());
+                        pinEnd(path, new Mark(m.token(), m.delayMs(), now, m.read()), event.getStat().getVersion());
                     }
                     return Math.max(0, Math.min(now, m.expiresAt()) + m.delayMs() - now);
                 });
@@ -104,19 +130,73 @@ final class LockDelays {
         return write(lock, mark.toBytes());
     }
 
+    /**
+     * Merges a read lease's mark ({@code mark.read()}) into the lock's: a writer's mark there (the
+     * head of the queue waited it out) is replaced, a read mark is widened to cover both.
+     */
+    CompletableFuture<Void> markRead(String lock, Mark mark) {
+        return write(lock, existing -> Mark.parse(existing).filter(Mark::read).map(mark::merged).orElse(mark).toBytes(), 0);
+    }
+
+    /**
+     * A read lease granted without a delay after the head of the queue waited out a writer's mark:
+     * clears that mark, never the read leases' one (a reader granted meanwhile may have merged it).
+     */
+    CompletableFuture<Void> clearWriterMark(String lock) {
+        return write(lock, existing -> Mark.parse(existing).filter(Mark::read).isPresent() ? existing : NONE, 0);
+    }
+
+    /**
+     * A read lease with a delay was released: clears the mark unless another read lease node is on
+     * the lock ({@code ours}, the released lease node's name, does not count), at the version read
+     * before the look, so a reader that merged its mark meanwhile makes this look again.
+     */
+    CompletableFuture<Void> clearAfterRead(String lock, String ours) {
+        return clearAfterRead(lock, ours, 0);
+    }
+
+    private CompletableFuture<Void> clearAfterRead(String lock, String ours, int attempt) {
+        String path = parts.nodes().lockPath(lock);
+        return parts.zk().readIfExists("read lock " + path, cb -> parts.client().getData().inBackground(cb).forPath(path))
+                .thenCompose(read -> {
+                    if (read == null || Mark.parse(read.getData()).filter(Mark::read).isEmpty()) {
+                        return CompletableFuture.completedFuture(null); // no read mark to clear
+                    }
+                    int version = read.getStat().getVersion();
+                    return parts.zk().call("list " + path, cb -> parts.client().getChildren().inBackground(cb).forPath(path))
+                            .thenCompose(listed -> {
+                                boolean otherReaders = AsyncZk.code(listed) == Code.OK && LockNodes.queue(listed.getChildren()).stream()
+                                        .anyMatch(name -> !name.equals(ours) && LockNodes.modeOf(name) == LeaseMode.READ);
+                                if (otherReaders) {
+                                    return CompletableFuture.completedFuture(null);
+                                }
+                                return writeAt(path, NONE, version).thenCompose(code -> switch (code) {
+                                    case OK, NONODE -> CompletableFuture.<Void>completedFuture(null);
+                                    case BADVERSION -> attempt < MAX_VERSION_RACES ? clearAfterRead(lock, ours, attempt + 1)
+                                            : CompletableFuture.<Void>failedFuture(new io.fencegate.issuer.IssuerUnavailableException(
+                                                    "lock-delay clear kept racing other writes to " + path));
+                                    default -> CompletableFuture.<Void>failedFuture(new io.fencegate.issuer.IssuerUnavailableException(
+                                            "ZooKeeper clear lock-delay failed: " + code + " on " + path));
+                                });
+                            });
+                });
+    }
+
     /** Clears the mark: a release, or a grant without a delay after one with. */
     CompletableFuture<Void> clear(String lock) {
         return write(lock, NONE);
     }
 
     private CompletableFuture<Void> write(String lock, byte[] data) {
-        return write(lock, data, 0);
+        return write(lock, existing -> data, 0);
     }
 
-    private CompletableFuture<Void> write(String lock, byte[] data, int attempt) {
+    /** Writes what {@code next} makes of the lock node's data as read, at the version read. */
+    private CompletableFuture<Void> write(String lock, java.util.function.UnaryOperator<byte[]> next, int attempt) {
         String path = parts.nodes().lockPath(lock);
         return parts.zk().readIfExists("read lock " + path, cb -> parts.client().getData().inBackground(cb).forPath(path))
                 .thenCompose(read -> {
+                    byte[] data = next.apply(read == null ? null : read.getData());
                     if (read == null) {
                         if (data.length == 0) {
                             return CompletableFuture.completedFuture(Code.OK); // nothing to clear
@@ -130,7 +210,7 @@ final class LockDelays {
                 })
                 .thenCompose(code -> switch (code) {
                     case OK -> CompletableFuture.<Void>completedFuture(null);
-                    case BADVERSION -> attempt < MAX_VERSION_RACES ? write(lock, data, attempt + 1)
+                    case BADVERSION -> attempt < MAX_VERSION_RACES ? write(lock, next, attempt + 1)
                             : CompletableFuture.failedFuture(new io.fencegate.issuer.IssuerUnavailableException(
                                     "lock-delay write kept racing other writes to " + path));
                     default -> CompletableFuture.failedFuture(new io.fencegate.issuer.IssuerUnavailableException(

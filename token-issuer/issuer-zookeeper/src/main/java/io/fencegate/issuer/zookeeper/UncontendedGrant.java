@@ -136,7 +136,7 @@ final class UncontendedGrant {
             CuratorOp deleteLease = op.delete().withVersion(held.nodeVersion()).forPath(held.path());
             CuratorOp markGrant = oneTrip && parts.mode() == TokenMode.ZXID
                     ? op.create().withMode(CreateMode.PERSISTENT).forPath(grantPath, GrantLog.RELEASED)
-                    : op.setData().forPath(grantPath, GrantLog.RELEASED);
+                    : op.setData().forPath(grantPath, GrantLog.releasedData(held.lease().mode()));
             ops = oneTrip ? List.of(deleteLease, op.setData().withVersion(held.lockVersion())
                     .forPath(lockPath, EMPTY), markGrant) : List.of(deleteLease, markGrant);
         } catch (Exception e) {
@@ -169,16 +169,21 @@ final class UncontendedGrant {
      * when ZooKeeper answers the transaction, however late, so a late success can be undone.
      */
     CompletableFuture<Outcome> attempt(String lock, String protectedId, byte[] leaseData) {
+        return attempt(lock, protectedId, leaseData, LockNodes.LEASE_PREFIX);
+    }
+
+    /** ... whose lease node is named with {@code nodePrefix} (a write lease's or a permit's, {@link LockNodes#leaseNodePrefix}). */
+    CompletableFuture<Outcome> attempt(String lock, String protectedId, byte[] leaseData, String nodePrefix) {
         Integer cached = emptyAt.remove(lock);
         if (cached == null && recentlyBusy(lock)) {
             return CompletableFuture.completedFuture(new NotApplied(true));
         }
         CompletableFuture<Outcome> outcome = cached != null
-                ? transact(lock, protectedId, leaseData, cached)
-                : readLock(lock).thenCompose(read -> read == null ? transact(lock, protectedId, leaseData, null)
+                ? transact(lock, protectedId, leaseData, cached, nodePrefix)
+                : readLock(lock).thenCompose(read -> read == null ? transact(lock, protectedId, leaseData, null, nodePrefix)
                         : !usable(read) ? CompletableFuture.completedFuture(new NotApplied(read.getStat().getNumChildren() > 0))
                         : logGrantOnLockNode(lock, read).thenCompose(v ->
-                                transact(lock, protectedId, leaseData, read.getStat().getVersion())));
+                                transact(lock, protectedId, leaseData, read.getStat().getVersion(), nodePrefix)));
         return outcome.exceptionally(Unknown::new).thenApply(found -> {
             if (found instanceof Queued || found instanceof NotApplied n && n.inUse()
                     || found instanceof Unknown u && u.code() == Code.NOTEMPTY) {
@@ -214,12 +219,12 @@ final class UncontendedGrant {
     }
 
     /** {@code version} null: the lock node does not exist (ZXID creates it; CVERSION leaves that to the queue path). */
-    private CompletableFuture<Outcome> transact(String lock, String protectedId, byte[] leaseData, Integer version) {
+    private CompletableFuture<Outcome> transact(String lock, String protectedId, byte[] leaseData, Integer version, String nodePrefix) {
         if (version == null && parts.mode() == TokenMode.CVERSION) {
             return CompletableFuture.completedFuture(new NotApplied(false));
         }
         String lockPath = parts.nodes().lockPath(lock);
-        String leasePath = ProtectedUtils.toProtectedZNodePath(parts.nodes().leasePathPrefix(lock), protectedId);
+        String leasePath = ProtectedUtils.toProtectedZNodePath(parts.nodes().lockPath(lock) + "/" + nodePrefix, protectedId);
         List<CuratorOp> ops;
         try {
             var op = parts.client().transactionOp();

@@ -3,8 +3,10 @@ package io.fencegate.issuer.zookeeper;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.LeasePage;
 import io.fencegate.issuer.LockNames;
+import io.fencegate.issuer.Semaphores;
 import io.fencegate.issuer.backend.AbstractLeaseIssuer;
 import io.fencegate.issuer.backend.DaemonThreads;
 import io.fencegate.issuer.backend.InstanceNames;
@@ -30,8 +32,10 @@ import org.apache.curator.utils.PathUtils;
 import org.apache.zookeeper.KeeperException.Code;
 
 /**
- * Leases from a ZooKeeper ensemble, through Apache Curator: a FIFO-fair exclusive lock per name,
- * and a fencing token per grant (see {@link TokenMode}).
+ * Leases from a ZooKeeper ensemble, through Apache Curator: a FIFO-fair read-write lock per name
+ * (write leases exclusive, read leases shared, a waiting writer ahead of later readers), fenced
+ * semaphores whose permits are write leases on slot locks ({@link PermitAcquisition}), and a
+ * fencing token per grant (see {@link TokenMode}).
  *
  * <p>A lease ends when released (through any issuer instance on the ensemble), when its ttl
  * passes without a renew (kept by this issuer's clock, not the session timeout, so short ttls
@@ -55,6 +59,8 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     private final TokenModeMarker modeMarker;
     private final ScheduledThreadPoolExecutor scheduler;
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
+    private final Set<PermitAcquisition> pendingPermits = ConcurrentHashMap.newKeySet();
+    private final SemaphoreCounts semaphores;
     private final ConnectionStateListener sessionWatch;
     private final Duration operationTimeout;
     private final IdleLockSweeper sweeper;
@@ -81,6 +87,7 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         this.delays = new LockDelays(parts);
         this.uncontended = new UncontendedGrant(parts, modeMarker);
         this.driver = new AcquisitionDriver(parts, delays, uncontended);
+        this.semaphores = new SemaphoreCounts(parts);
         this.listingConnection = ownsClient ? ListingConnection.own(() -> newClient(builder, builder.listingMaxBytes)) : ListingConnection.shared(client);
         this.listing = new LeaseListing(parts, listingConnection, builder.instanceName);
         this.sweeper = builder.forgetIdleLocksAfter.isZero() ? null
@@ -95,6 +102,9 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
                 // Queued nodes went with the session too; their callers get a clear error now.
                 for (Acquisition acquisition : pending) {
                     acquisition.abort(new IssuerUnavailableException("ZooKeeper session lost while acquiring"));
+                }
+                for (PermitAcquisition acquisition : pendingPermits) {
+                    acquisition.abort(new IssuerUnavailableException("ZooKeeper session lost while acquiring a permit"));
                 }
             }
         };
@@ -147,7 +157,35 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     /** The delay is kept in ZooKeeper, on the lock node ({@link LockDelays}): every instance honours it. */
     @Override
     protected CompletionStage<Optional<Lease>> grant(String lock, long ttlMs, Duration wait, long lockDelayMs) {
-        Acquisition acquisition = new Acquisition(parts, lock, ttlMs, wait.toMillis(), lockDelayMs, driver);
+        return grant(lock, ttlMs, wait.toMillis(), lockDelayMs, LeaseMode.WRITE, Lease.NO_SLOT);
+    }
+
+    /** A read lease: in the same queue as write leases, marked read ({@link Acquisition}). */
+    @Override
+    protected CompletionStage<Optional<Lease>> grantRead(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        return grant(lock, ttlMs, wait.toMillis(), lockDelayMs, LeaseMode.READ, Lease.NO_SLOT);
+    }
+
+    /** A permit: a FIFO line for the semaphore, then a write lease on a free slot's lock ({@link PermitAcquisition}). */
+    @Override
+    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait) {
+        PermitAcquisition acquisition = new PermitAcquisition(parts, semaphores, semaphore, permits, wait.toMillis(),
+                slot -> grant(Semaphores.slotLock(semaphore, slot), ttlMs, 0, 0, LeaseMode.WRITE, slot),
+                lease -> release(lease.leaseId()));
+        pendingPermits.add(acquisition);
+        CompletableFuture<Optional<Lease>> result = modeMarker.ensure().thenCompose(v -> acquisition.start());
+        result.whenComplete((lease, error) -> pendingPermits.remove(acquisition));
+        return result;
+    }
+
+    /** The grant node's data says read; a grant the lock node records is a write. */
+    @Override
+    protected CompletionStage<Optional<LeaseMode>> grantedModeOf(String lock, long token) {
+        return parts.grants().modeOf(lock, token);
+    }
+
+    private CompletableFuture<Optional<Lease>> grant(String lock, long ttlMs, long waitMs, long lockDelayMs, LeaseMode mode, int slot) {
+        Acquisition acquisition = new Acquisition(parts, lock, ttlMs, waitMs, lockDelayMs, driver, mode, slot);
         pending.add(acquisition);
         CompletableFuture<Void> modeChecked = modeMarker.ensure();
         CompletableFuture<Optional<Lease>> result = modeChecked.isDone() && !modeChecked.isCompletedExceptionally()
@@ -185,6 +223,8 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
             byte[] data = lease.data.withExpiresAt(expiresAt).toBytes();
             // The mark first: a mark ahead of the lease only lengthens a delay, one behind would shorten it.
             CompletableFuture<Void> marked = lease.data.lockDelayMs() == 0 ? CompletableFuture.completedFuture(null)
+                    : lease.mode() == LeaseMode.READ
+                    ? delays.markRead(lease.data.lock(), new LockDelays.Mark(lease.token(), lease.data.lockDelayMs(), expiresAt, true))
                     : delays.mark(lease.data.lock(), new LockDelays.Mark(lease.token(), lease.data.lockDelayMs(), expiresAt));
             return marked.thenCompose(m -> parts.zk().call("renew " + lease.path, cb -> client.setData().withVersion(lease.version)
                     .inBackground(cb).forPath(lease.path, data))).thenCompose(event -> switch (AsyncZk.code(event)) {
@@ -236,10 +276,12 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
                 return CompletableFuture.completedFuture(false);
             }
             Owned lease = owned.get();
-            // A release is a voluntary end: no lock-delay. Cleared before the delete, like the marker.
+            // A release is a voluntary end: no lock-delay. Cleared before the delete, like the marker;
+            // the read leases' mark only once no other reader is left under it.
             CompletableFuture<Void> undelayed = lease.data.lockDelayMs() == 0 ? CompletableFuture.completedFuture(null)
+                    : lease.mode() == LeaseMode.READ ? delays.clearAfterRead(lease.data.lock(), LockNodes.nameOf(lease.path))
                     : delays.clear(lease.data.lock());
-            return undelayed.thenCompose(v -> parts.grants().markReleased(lease.data.lock(), lease.token()))
+            return undelayed.thenCompose(v -> parts.grants().markReleased(lease.data.lock(), lease.token(), lease.mode()))
                     .thenCompose(marked -> parts.delete(lease.path, lease.version)).thenCompose(code -> switch (code) {
                 case OK -> {
                     released(lease.path, lease.data.lock(), lease.token(), false);
@@ -281,6 +323,9 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     @Override
     protected void shutdown() {
         IssuerUnavailableException closing = new IssuerUnavailableException("ZooKeeper lease issuer closed");
+        for (PermitAcquisition acquisition : pendingPermits) {
+            acquisition.abort(closing);
+        }
         for (Acquisition acquisition : pending) {
             acquisition.abort(closing);
         }
@@ -301,8 +346,25 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
 
     /** A live lease node whose secret matched the id, with the version it was read at. */
     private record Owned(String path, int version, long czxid, LeaseNodeData data) {
+        /** Its mode and, for a permit, its slot, as its node's name says. */
         Lease toLease(String leaseId, long expiresAt) {
-            return new Lease(data.lock(), leaseId, token(), expiresAt);
+            return new Lease(data.lock(), leaseId, token(), expiresAt, Lease.UNKNOWN_START, mode(), slot());
+        }
+
+        LeaseMode mode() {
+            return LockNodes.modeOf(LockNodes.nameOf(path));
+        }
+
+        /** A permit's slot is its lock's last segment ({@link Semaphores#slotLock}). */
+        int slot() {
+            if (!LockNodes.isPermit(LockNodes.nameOf(path))) {
+                return Lease.NO_SLOT;
+            }
+            try {
+                return Integer.parseInt(data.lock().substring(data.lock().lastIndexOf('/') + 1));
+            } catch (NumberFormatException e) {
+                return Lease.NO_SLOT;
+            }
         }
 
         long token() {

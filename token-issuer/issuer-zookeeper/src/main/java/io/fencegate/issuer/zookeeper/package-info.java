@@ -39,6 +39,13 @@
  *       ({@link io.fencegate.issuer.zookeeper.LockDelays}); after an involuntary end the head of the
  *       queue waits out the delay, a release clears the mark. A release also marks its grant node,
  *       so a watcher ({@code wasReleased}) tells a release from an expiry or a lost session.</li>
+ *   <li>Read leases queue with write leases, their nodes named read ({@link
+ *       io.fencegate.issuer.zookeeper.Acquisition}): a reader waits only for write nodes before it,
+ *       a writer for every node before it, so tokens follow grant order across modes; a read
+ *       grant's node says read, so {@code grantedMode} answers it from any instance. A fenced
+ *       semaphore's permit is an ordinary write lease on a free slot's lock, taken by the head of
+ *       the semaphore's FIFO line ({@link io.fencegate.issuer.zookeeper.PermitAcquisition}); its
+ *       count is fixed in the semaphore's node by the first acquire.</li>
  *   <li>Listings read the lock nodes and their queue heads; each issuer keeps an ephemeral node in
  *       {@code <root>/instances} so a lease's session names the instance that granted it.</li>
  *   <li>Every ZooKeeper call is bounded by the operation timeout: an unreachable ensemble fails a
@@ -71,6 +78,10 @@
  *       issuer's next one-trip grant may re-create the node over that record: the expired holder's
  *       token is refused as "not granted" (403) rather than judged against the item, or its delay is
  *       cut short. Exclusion and tokens stay safe.</li>
+ *   <li>Read leases and issuers that predate them, on one root: an older issuer sees a read node as
+ *       an exclusive holder or waiter (exclusion stays safe), but does not know a read token from a
+ *       write token, so a store behind it would take a write with a read lease's token. Upgrade
+ *       every issuer and gateway of a root before granting read leases there.</li>
  * </ul>
  */
 package io.fencegate.issuer.zookeeper;

@@ -52,4 +52,17 @@ class LockNodesTest {
             assertThat(LockNodes.grantName(token)).isEqualTo(String.format("%019d", token));
         }
     }
+
+    @Test
+    void aLeaseNodesNameSaysItsModeAndWhetherItIsAPermitAndQueuesWithTheOthers() {
+        String write = "_c_3f2a9c1e-0b1d-4e2f-9a7b-c0ffee123456-lease-0000000001";
+        String read = "_c_3f2a9c1e-0b1d-4e2f-9a7b-c0ffee123457-" + LockNodes.leaseNodePrefix(io.fencegate.issuer.LeaseMode.READ, false) + "0000000002";
+        String permit = "_c_3f2a9c1e-0b1d-4e2f-9a7b-c0ffee123458-" + LockNodes.leaseNodePrefix(io.fencegate.issuer.LeaseMode.WRITE, true) + "0000000003";
+        assertThat(List.of(write, read, permit)).allMatch(LockNodes::isLeaseNode);
+        assertThat(LockNodes.queue(List.of(permit, read, write))).containsExactly(write, read, permit);
+        assertThat(List.of(write, read, permit)).extracting(LockNodes::modeOf).containsExactly(
+                io.fencegate.issuer.LeaseMode.WRITE, io.fencegate.issuer.LeaseMode.READ, io.fencegate.issuer.LeaseMode.WRITE);
+        assertThat(List.of(write, read, permit)).extracting(LockNodes::isPermit).containsExactly(false, false, true);
+        assertThat(LockNodes.modeOf("lease-0000000007")).isEqualTo(io.fencegate.issuer.LeaseMode.WRITE);
+    }
 }

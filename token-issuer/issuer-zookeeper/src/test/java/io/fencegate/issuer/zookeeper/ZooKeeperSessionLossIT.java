@@ -6,9 +6,12 @@ import static org.awaitility.Awaitility.await;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
 import io.fencegate.issuer.LeaseIssuer;
+import io.fencegate.issuer.LeaseMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -79,6 +82,50 @@ class ZooKeeperSessionLossIT {
             Lease again = issuer.acquire("orders/2", Duration.ofSeconds(10), Duration.ofSeconds(10))
                     .toCompletableFuture().get(20, TimeUnit.SECONDS).orElseThrow();
             assertThat(again.token()).isGreaterThan(b.token());
+        }
+    }
+
+    @Test
+    void sessionExpiryEndsReadLeasesAndPermitsAndTheirPlacesGoToTheWaiters() throws Exception {
+        List<Map.Entry<Lease, LeaseEnd>> ended = new CopyOnWriteArrayList<>();
+        try (LeaseIssuer issuer = ZooKeeperLeaseIssuer.builder().client(client).root(root).build();
+             LeaseIssuer other = ZooKeeperLeaseIssuer.builder().connectString(server.getConnectString()).root(root).build()) {
+            issuer.addListener((lease, reason) -> ended.add(Map.entry(lease, reason)));
+            Lease read = issuer.acquire("docs/1", LeaseMode.READ, Duration.ofMinutes(5), Duration.ZERO, Duration.ZERO)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+            Lease otherRead = other.acquire("docs/1", LeaseMode.READ, Duration.ofMinutes(5), Duration.ZERO, Duration.ZERO)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+            Lease permit = issuer.acquirePermit("pool", 1, Duration.ofMinutes(5), Duration.ZERO)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+            CompletableFuture<Optional<Lease>> writer = other.acquire("docs/1", LeaseMode.WRITE, Duration.ofSeconds(10),
+                    Duration.ofSeconds(30), Duration.ZERO).toCompletableFuture();
+            CompletableFuture<Optional<Lease>> nextPermit = other.acquirePermit("pool", 1, Duration.ofSeconds(10),
+                    Duration.ofSeconds(30)).toCompletableFuture();
+
+            expireSession(client.getZookeeperClient().getZooKeeper(), server.getConnectString());
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> ended.size() == 2);
+            assertThat(ended).extracting(Map.Entry::getValue).containsOnly(LeaseEnd.SESSION_LOST);
+            assertThat(ended).extracting(Map.Entry::getKey).containsExactlyInAnyOrder(read, permit);
+            // The permit's slot went with the session, well before the 5 min ttl; the waiter takes it.
+            Lease taken = nextPermit.get(20, TimeUnit.SECONDS).orElseThrow();
+            assertThat(taken.slot()).isEqualTo(permit.slot());
+            assertThat(taken.token()).isGreaterThan(permit.token());
+            // The other session's reader still holds the writer off.
+            Thread.sleep(300);
+            assertThat(writer).isNotDone();
+            assertThat(other.release(otherRead.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+            Lease written = writer.get(20, TimeUnit.SECONDS).orElseThrow();
+            assertThat(written.token()).isGreaterThan(Math.max(read.token(), otherRead.token()));
+            assertThat(other.grantedMode("docs/1", read.token()).toCompletableFuture().get(10, TimeUnit.SECONDS))
+                    .as("a lost read lease's token stays a read token").contains(LeaseMode.READ);
+            assertThat(other.renew(read.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isEmpty();
+
+            // The issuer carries on with a new session, readers after the writer.
+            CompletableFuture<Optional<Lease>> again = issuer.acquire("docs/1", LeaseMode.READ, Duration.ofSeconds(10),
+                    Duration.ofSeconds(20), Duration.ZERO).toCompletableFuture();
+            assertThat(other.release(written.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(again.get(20, TimeUnit.SECONDS).orElseThrow().token()).isGreaterThan(written.token());
         }
     }
 
