@@ -468,6 +468,11 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         }
 
         private void granted(Lease lease, String secret) {
+            if (signalled && kind == LeaseIds.Kind.READ) {
+                // A release let this reader in, and any reader waiting here may come in too: the
+                // wake-up goes on from reader to reader (a writer's 'held' answer ends the chain).
+                signals.wakeNext(lock, wake);
+            }
             highestToken.accumulateAndGet(lease.token(), Math::max);
             rememberGrant(lease.lock(), lease.token(), lease.mode());
             expiries.track(lease, secret, lease.expiresAt() - System.currentTimeMillis());
