@@ -57,6 +57,8 @@ import org.slf4j.LoggerFactory;
  *       (ZooKeeper is).</li>
  *   <li>concurrent acquires, and concurrent releases, are group-committed ({@link GroupCommit}): one
  *       script call for the calls queued behind those in flight, one answer each.</li>
+ *   <li>read leases and semaphores' permits have scripts of their own ({@link SharedLeaseCalls}); a
+ *       permit is a write lease on a slot's lock, so renew, release and expiry are a write lease's.</li>
  *   <li>{@code wasGranted} reads a per-lock sorted set of the latest grants. After Redis loses its
  *       data it forgets old grants and answers false for them: that only refuses writes.</li>
  * </ul>
