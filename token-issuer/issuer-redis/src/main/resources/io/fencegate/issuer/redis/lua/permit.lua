@@ -22,7 +22,7 @@ local state = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3], KEYS[6])
 local count = state[4]
 if count and tonumber(count) ~= n then return {-3, count, -1} end
 if not count then
-  local above = {}
+  local above = {} -- slots n .. Semaphores.MAX_PERMITS - 1
   for k = n, 999 do above[#above + 1] = lock_prefix .. name .. '/' .. k end
   if #above > 0 then
     local values = redis.call('MGET', unpack(above))
