@@ -83,6 +83,21 @@ class RedisLeaseIssuerBehaviourIT {
         assertThat(await(other.acquire("rd2", Duration.ofSeconds(10), Duration.ZERO))).as("a release leaves no delay").isPresent();
     }
 
+    /** A slot's lock is an ordinary lock: a plain lease on it takes that permit away, never one too many. */
+    @Test
+    void aPlainLeaseOnASlotsLockTakesThatPermitAway() throws Exception {
+        Lease plain = await(issuer.acquire("pool/0", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        Lease permit = await(other.acquirePermit("pool", 2, Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        assertThat(permit.slot()).isEqualTo(1);
+        assertThat(await(other.acquirePermit("pool", 2, Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+        CompletableFuture<Optional<Lease>> waiter = other.acquirePermit("pool", 2, Duration.ofSeconds(10), Duration.ofSeconds(15))
+                .toCompletableFuture();
+        assertThat(await(issuer.release(plain.leaseId()))).isTrue();
+        Lease next = waiter.get(20, TimeUnit.SECONDS).orElseThrow();
+        assertThat(next.slot()).isZero();
+        assertThat(next.token()).isGreaterThan(plain.token());
+    }
+
     @Test
     void heldLockConsumesNoToken() throws Exception {
         Lease first = await(issuer.acquire("a", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
