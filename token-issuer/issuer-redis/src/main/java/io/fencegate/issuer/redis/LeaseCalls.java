@@ -16,7 +16,7 @@ final class LeaseCalls {
     /** One acquire script element; its reply is {1, token, ceiling}, {0, pttl}, {-1} or {-2, counter}. */
     record Acquire(String lock, String secret, long ttlMs, long lockDelayMs, long waitersMarkMs, long othersMarkMs) { }
 
-    private record Release(String lock, String secret) { }
+    private record Release(String lock, String secret, String waitersKey) { }
 
     private final RedisKeys keys;
     private final RunCheckShortcut shortcut;
@@ -47,7 +47,12 @@ final class LeaseCalls {
 
     /** Answers whether the lease held the lock (and released it). */
     CompletionStage<Long> release(String lock, String secret) {
-        return releases.submit(new Release(lock, secret));
+        return releases.submit(new Release(lock, secret, keys.waiters(lock)));
+    }
+
+    /** A release whose wake-up goes to the callers that marked {@code waitersKey} (a permit's: its semaphore's). */
+    CompletionStage<Long> release(String lock, String secret, String waitersKey) {
+        return releases.submit(new Release(lock, secret, waitersKey));
     }
 
     /** Fails queued acquires at once; releases still go out (closing releases what it holds). */
@@ -111,7 +116,7 @@ final class LeaseCalls {
             scriptKeys[k++] = keys.lock(call.lock());
             scriptKeys[k++] = keys.released(call.secret());
             scriptKeys[k++] = keys.delay(call.lock());
-            scriptKeys[k++] = keys.waiters(call.lock());
+            scriptKeys[k++] = call.waitersKey();
             args[a++] = call.secret();
             args[a++] = call.lock();
         }

@@ -17,7 +17,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * The Lua scripts behind every lease operation; each one runs atomically on the master.
- * A lock key's value is {@code secret:token:ttlMs}.
+ * A lock key's value is {@code secret:token:ttlMs}, or {@code r} while read leases hold it.
  */
 final class LeaseScripts {
 
@@ -26,6 +26,10 @@ final class LeaseScripts {
     static final long HELD = 0;
     static final long COUNTER_LOST = -1;
     static final long NEED_BLOCK = -2;
+    /** The pttl of a read acquire's 'held' answer when only a waiting writer holds it off. */
+    static final long HELD_FOR_WRITER = -1;
+    /** A permit asked with another count than its semaphore's (permit script only). */
+    static final long OTHER_COUNT = -3;
 
     /*
      * The scripts' text lives in src/main/resources, one .lua file each (lua/), each headed by
@@ -57,6 +61,14 @@ final class LeaseScripts {
     static final Script raiseCeiling = new Script(lua("raise-ceiling"), ScriptOutputType.INTEGER);
     static final Script reinit = new Script(RUN + lua("reinit"), ScriptOutputType.INTEGER);
     static final Script claimMark = new Script(lua("claim-mark"), ScriptOutputType.MULTI);
+
+    /* Read leases and permits: run.lua and token.lua in front of each. */
+    private static final String RUN_TOKEN = RUN + lua("token");
+    static final Script readAcquire = new Script(RUN_TOKEN + lua("read-acquire"), ScriptOutputType.MULTI);
+    static final Script readRenew = new Script(RUN_TOKEN + lua("read-renew"), ScriptOutputType.MULTI);
+    static final Script readRelease = new Script(RUN_TOKEN + lua("read-release"), ScriptOutputType.INTEGER);
+    static final Script readFind = new Script(RUN_TOKEN + lua("read-find"), ScriptOutputType.MULTI);
+    static final Script permit = new Script(RUN_TOKEN + lua("permit"), ScriptOutputType.MULTI);
 
     private LeaseScripts() { }
 

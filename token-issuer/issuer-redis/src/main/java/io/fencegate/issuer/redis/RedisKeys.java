@@ -21,6 +21,18 @@ record RedisKeys(String prefix) {
     /** Sorted set of the lock's latest granted tokens, for {@code wasGranted}. */
     String grants(String lock) { return perLock("grants", lock); }
 
+    /**
+     * Hash of the lock's read leases, secret to {@code token:ttlMs:delayMs:expiresAtMs:instance}
+     * (Redis's clock), living as long as the lock key, which says {@code r} while they hold it.
+     */
+    String readers(String lock) { return perLock("readers", lock); }
+
+    /** A semaphore's permit count, fixed by its first acquire; no expiry. */
+    String permits(String semaphore) { return perLock("permits", semaphore); }
+
+    /** Set while a caller waits for a permit of the semaphore, so a permit's release PUBLISHes a wake-up. */
+    String permitWaiters(String semaphore) { return perLock("permit-waiters", semaphore); }
+
     /** Short-lived marker left by a release (per lease secret), so the granting issuer does not report EXPIRED. */
     String released(String secret) { return perLock("released", secret); }
 

@@ -3,6 +3,7 @@ package io.fencegate.issuer.redis;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseInfo;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.LeasePage;
 import io.fencegate.issuer.backend.AbstractLeaseIssuer;
 import io.fencegate.issuer.backend.DaemonThreads;
@@ -56,6 +57,8 @@ import org.slf4j.LoggerFactory;
  *       (ZooKeeper is).</li>
  *   <li>concurrent acquires, and concurrent releases, are group-committed ({@link GroupCommit}): one
  *       script call for the calls queued behind those in flight, one answer each.</li>
+ *   <li>read leases and semaphores' permits have scripts of their own ({@link SharedLeaseCalls}); a
+ *       permit is a write lease on a slot's lock, so renew, release and expiry are a write lease's.</li>
  *   <li>{@code wasGranted} reads a per-lock sorted set of the latest grants. After Redis loses its
  *       data it forgets old grants and answers false for them: that only refuses writes.</li>
  * </ul>
@@ -70,6 +73,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     private static final int COUNTER_REPAIRS_PER_ACQUIRE = 8;
     private static final long FIRST_BACKOFF_MS = 5;
     private static final long MAX_BACKOFF_MS = 200;
+    private static final long MAX_WAITERS_MARK_MS = 5_000;
     private static final String RELEASED_MARKER_SLACK_MS = "60000";
 
     private final RedisIssuerOptions options;
@@ -86,6 +90,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     private final ExpiryWatch expiries;
     private final RunCheckShortcut shortcut;
     private final LeaseCalls calls;
+    private final SharedLeaseCalls shared;
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     /** Defence in depth: Redis's counter may never be below a token this issuer handed out. */
     private final AtomicLong highestToken = new AtomicLong();
@@ -153,6 +158,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         this.expiries = new ExpiryWatch(redis, keys, scheduler, this::leaseEnded);
         this.shortcut = new RunCheckShortcut(redis, redisMajorVersion);
         this.calls = new LeaseCalls(redis, keys, shortcut, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
+        this.shared = new SharedLeaseCalls(redis, keys, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
         try {
             counter.claimRedis(where);
         } catch (RuntimeException e) {
@@ -166,7 +172,25 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     /** The delay is kept in Redis (a key living ttl + delay), so every instance honours it. */
     @Override
     protected CompletionStage<Optional<Lease>> grant(String lock, long ttlMs, Duration wait, long lockDelayMs) {
-        Acquisition acquisition = new Acquisition(lock, ttlMs, lockDelayMs, System.nanoTime() + wait.toNanos(), !wait.isZero());
+        return acquisition(LeaseIds.Kind.WRITE, lock, 0, ttlMs, lockDelayMs, wait);
+    }
+
+    /** A read lease: the lock's readers hash, the lock key saying {@code r} (see read-acquire.lua). */
+    @Override
+    protected CompletionStage<Optional<Lease>> grantRead(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+        return acquisition(LeaseIds.Kind.READ, lock, 0, ttlMs, lockDelayMs, wait);
+    }
+
+    /** A write lease on the first free slot's lock (see permit.lua); waiters wait on the semaphore's name. */
+    @Override
+    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait) {
+        return acquisition(LeaseIds.Kind.PERMIT, semaphore, permits, ttlMs, 0, wait);
+    }
+
+    private CompletionStage<Optional<Lease>> acquisition(LeaseIds.Kind kind, String lock, int permits, long ttlMs,
+                                                         long lockDelayMs, Duration wait) {
+        Acquisition acquisition = new Acquisition(kind, lock, permits, ttlMs, lockDelayMs,
+                System.nanoTime() + wait.toNanos(), !wait.isZero());
         acquisition.start();
         return acquisition.result;
     }
@@ -185,27 +209,40 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     protected CompletionStage<Optional<Lease>> renewLease(String leaseId, LeaseIds.Parsed parsed) {
         String lock = parsed.lock();
         long sent = System.currentTimeMillis();
-        return mapErrors(LeaseScripts.renew.<List<Object>>run(redis,
-                        new String[] {keys.lock(lock), keys.grants(lock), keys.run(), keys.delay(lock)},
-                        parsed.secret(), Long.toString(options.grantRetention().toMillis()))
-                .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent)));
+        CompletionStage<List<Object>> reply = parsed.kind() == LeaseIds.Kind.READ
+                ? shared.renewRead(lock, parsed.secret())
+                : LeaseScripts.renew.run(redis, new String[] {keys.lock(lock), keys.grants(lock), keys.run(), keys.delay(lock)},
+                        parsed.secret(), Long.toString(options.grantRetention().toMillis()));
+        return mapErrors(reply.thenApply(r -> leaseFrom(r, parsed, leaseId, sent)));
     }
 
     /** A renew or find script's reply: {@code [1, token, remaining ms]} is the lease, anything else none. */
-    private static Optional<Lease> leaseFrom(List<Object> reply, String lock, String leaseId, long sent) {
-        return LeaseScripts.first(reply) == 1
-                ? Optional.of(new Lease(lock, leaseId, LeaseScripts.asLong(reply.get(1)),
-                        sent + LeaseScripts.asLong(reply.get(2))))
-                : Optional.empty();
+    private static Optional<Lease> leaseFrom(List<Object> reply, LeaseIds.Parsed parsed, String leaseId, long sent) {
+        if (LeaseScripts.first(reply) != 1) {
+            return Optional.empty();
+        }
+        Lease lease = new Lease(parsed.lock(), leaseId, LeaseScripts.asLong(reply.get(1)), sent + LeaseScripts.asLong(reply.get(2)));
+        return Optional.of(switch (parsed.kind()) {
+            case WRITE -> lease;
+            case READ -> lease.as(LeaseMode.READ, Lease.NO_SLOT);
+            case PERMIT -> lease.as(LeaseMode.WRITE, parsed.slot());
+        });
     }
 
     @Override
     protected CompletionStage<Boolean> releaseLease(String leaseId, LeaseIds.Parsed parsed) {
-        return mapErrors(releaseNow(parsed.lock(), parsed.secret()));
+        return mapErrors(releaseNow(parsed));
     }
 
-    private CompletionStage<Boolean> releaseNow(String lock, String secret) {
-        return calls.release(lock, secret)
+    private CompletionStage<Boolean> releaseNow(LeaseIds.Parsed lease) {
+        String lock = lease.lock();
+        String secret = lease.secret();
+        CompletionStage<Long> released = switch (lease.kind()) {
+            case WRITE -> calls.release(lock, secret);
+            case READ -> shared.releaseRead(lock, secret);
+            case PERMIT -> calls.release(lock, secret, keys.permitWaiters(lease.semaphore()));
+        };
+        return released
                 .thenApply(answer -> {
                     if (answer == 1) {
                         expiries.forget(secret);
@@ -216,15 +253,26 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
 
     @Override
     protected CompletionStage<Boolean> isGranted(String lock, long token) {
-        return mapErrors(redis.zscore(keys.grants(lock), Long.toString(token)).thenApply(score -> score != null));
+        return mapErrors(redis.zcount(keys.grants(lock), io.lettuce.core.Range.create(token, token)).thenApply(n -> n != null && n > 0));
+    }
+
+    /** The grants log's member says the mode: {@code token} for a write grant, {@code token + "r"} for a read grant. */
+    @Override
+    protected CompletionStage<Optional<LeaseMode>> grantedModeOf(String lock, long token) {
+        return mapErrors(redis.zrangebyscore(keys.grants(lock), io.lettuce.core.Range.create(token, token),
+                        io.lettuce.core.Limit.create(0, 1))
+                .thenApply(members -> members.isEmpty() ? Optional.<LeaseMode>empty()
+                        : Optional.of(members.get(0).endsWith("r") ? LeaseMode.READ : LeaseMode.WRITE)));
     }
 
     @Override
     protected CompletionStage<Optional<Lease>> findLease(String leaseId, LeaseIds.Parsed parsed) {
         String lock = parsed.lock();
         long sent = System.currentTimeMillis();
-        return mapErrors(LeaseScripts.find.<List<Object>>run(redis, new String[] {keys.lock(lock), keys.run()}, parsed.secret())
-                .thenApply(reply -> leaseFrom(reply, lock, leaseId, sent)));
+        CompletionStage<List<Object>> reply = parsed.kind() == LeaseIds.Kind.READ
+                ? shared.findRead(lock, parsed.secret())
+                : LeaseScripts.find.run(redis, new String[] {keys.lock(lock), keys.run()}, parsed.secret());
+        return mapErrors(reply.thenApply(r -> leaseFrom(r, parsed, leaseId, sent)));
     }
 
     /** The release script's marker lives the lease's ttl plus a minute (never less than its remaining ttl). */
@@ -243,10 +291,10 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         long sent = System.currentTimeMillis();
         return mapErrors(LeaseScripts.list.<List<Object>>run(redis, new String[] {keys.live(), keys.holders()},
                         keys.lock(""), lockPrefix, after == null ? "" : after, Integer.toString(limit),
-                        Integer.toString(limit * EXAMINED_PER_LIMIT))
+                        Integer.toString(limit * EXAMINED_PER_LIMIT), keys.readers(""))
                 .thenApply(reply -> {
                     List<LeaseInfo> leases = new java.util.ArrayList<>();
-                    for (int i = 2; i + 3 < reply.size(); i += 4) {
+                    for (int i = 2; i + 4 < reply.size(); i += 5) {
                         String lock = String.valueOf(reply.get(i));
                         long token = LeaseScripts.asLong(reply.get(i + 1));
                         long pttl = LeaseScripts.asLong(reply.get(i + 2));
@@ -255,8 +303,9 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                         // The holder entry is the last grant's; an older version's grant left none.
                         String by = colon > 0 && holder.substring(0, colon).equals(Long.toString(token))
                                 ? holder.substring(colon + 1) : "";
+                        LeaseMode mode = "r".equals(String.valueOf(reply.get(i + 4))) ? LeaseMode.READ : LeaseMode.WRITE;
                         if (token > 0 && pttl > 0) {
-                            leases.add(new LeaseInfo(lock, token, sent + pttl, by));
+                            leases.add(new LeaseInfo(lock, token, sent + pttl, by, mode));
                         }
                     }
                     String last = String.valueOf(reply.get(0));
@@ -271,7 +320,8 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         waiting.forEach(a -> a.finish(null, new IssuerUnavailableException("Redis lease issuer closed while waiting")));
         calls.closeAcquires();
         CompletableFuture<?>[] releases = expiries.drain().stream()
-                .map(t -> releaseNow(t.lease.lock(), t.secret).toCompletableFuture().exceptionally(e -> false))
+                .map(t -> releaseNow(LeaseIds.parse(t.lease.leaseId()).orElseThrow()).toCompletableFuture()
+                        .exceptionally(e -> false))
                 .toArray(CompletableFuture[]::new);
         try {
             CompletableFuture.allOf(releases).get(options.commandTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
@@ -308,8 +358,13 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         return scheduler.getQueue().size();
     }
 
-    /** One acquire call: tries, and while the lock is held and time remains, waits for a wake-up. */
+    /**
+     * One acquire call: tries, and while the lock is held and time remains, waits for a wake-up.
+     * {@code lock} is what it waits for: the lock, or a permit's semaphore.
+     */
     private final class Acquisition {
+        final LeaseIds.Kind kind;
+        final int permits;
         final String lock;
         final long ttlMs;
         final long lockDelayMs;
@@ -319,10 +374,14 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         final AtomicBoolean inFlight = new AtomicBoolean();
         final java.util.function.BooleanSupplier wake = this::wake;
         volatile boolean wokenWhileInFlight;
+        /** Woken by a release since the last 'held' answer. */
+        volatile boolean signalled;
         volatile java.util.concurrent.ScheduledFuture<?> timer;
         long backoffMs = FIRST_BACKOFF_MS;
 
-        Acquisition(String lock, long ttlMs, long lockDelayMs, long deadlineNanos, boolean waits) {
+        Acquisition(LeaseIds.Kind kind, String lock, int permits, long ttlMs, long lockDelayMs, long deadlineNanos, boolean waits) {
+            this.kind = kind;
+            this.permits = permits;
             this.lock = lock;
             this.ttlMs = ttlMs;
             this.lockDelayMs = lockDelayMs;
@@ -345,6 +404,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                 return false;
             }
             wokenWhileInFlight = true;
+            signalled = true;
             tryOnce();
             return true;
         }
@@ -360,7 +420,15 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
             // Others waiting here were not woken by the last release: a grant marks the lock for them
             // until past this lease's ttl, so its release wakes the next.
             long othersMarkMs = signals.othersWait(lock, wake) ? ttlMs + MAX_BACKOFF_MS : 0;
-            grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs(), othersMarkMs, COUNTER_REPAIRS_PER_ACQUIRE).whenComplete((reply, error) -> {
+            long waitersMarkMs = waitersMarkMs();
+            CompletionStage<List<Object>> attempt = switch (kind) {
+                case WRITE -> grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs, COUNTER_REPAIRS_PER_ACQUIRE);
+                case READ -> repairing(() -> shared.acquireRead(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs),
+                        COUNTER_REPAIRS_PER_ACQUIRE);
+                case PERMIT -> repairing(() -> shared.acquirePermit(lock, permits, secret, ttlMs, waitersMarkMs, othersMarkMs),
+                        COUNTER_REPAIRS_PER_ACQUIRE);
+            };
+            attempt.whenComplete((reply, error) -> {
                 if (error != null) {
                     finish(null, mapError(error));
                 } else if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
@@ -368,29 +436,61 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                     // holder's deadline counted from 'sentNanos'.
                     long token = LeaseScripts.asLong(reply.get(1));
                     counter.prefetchIfLow(token, LeaseScripts.asLong(reply.get(2)));
-                    granted(new Lease(lock, LeaseIds.FORMAT.format(lock, secret), token, sent + ttlMs, sentNanos), secret);
+                    granted(lease(secret, token, sent + ttlMs, sentNanos, reply), secret);
+                } else if (LeaseScripts.first(reply) == LeaseScripts.OTHER_COUNT) {
+                    String count = LeaseScripts.str(reply.get(1));
+                    finish(null, new IllegalArgumentException(count.isEmpty()
+                            ? "semaphore '" + lock + "' had more than " + permits + " permits (slot "
+                                    + LeaseScripts.asLong(reply.get(2)) + " is still held), asked for " + permits
+                            : "semaphore '" + lock + "' has " + count + " permits, asked for " + permits));
                 } else {
                     held(LeaseScripts.asLong(reply.get(1)));
                 }
             });
         }
 
-        /** How long a 'held' answer marks the lock as waited for: past this caller's last retry. */
+        private Lease lease(String secret, long token, long expiresAt, long sentNanos, List<Object> reply) {
+            if (kind == LeaseIds.Kind.PERMIT) {
+                int slot = (int) LeaseScripts.asLong(reply.get(3));
+                String slotLock = io.fencegate.issuer.Semaphores.slotLock(lock, slot);
+                return new Lease(slotLock, LeaseIds.format(kind, slotLock, secret), token, expiresAt, sentNanos, LeaseMode.WRITE, slot);
+            }
+            return new Lease(lock, LeaseIds.format(kind, lock, secret), token, expiresAt, sentNanos,
+                    kind == LeaseIds.Kind.READ ? LeaseMode.READ : LeaseMode.WRITE, Lease.NO_SLOT);
+        }
+
+        /**
+         * How long a 'held' answer marks the lock as waited for: past this caller's last retry, and
+         * at most {@value #MAX_WAITERS_MARK_MS} ms (every retry marks it again). Why the cap: a
+         * writer's mark holds new readers off, so one that died waiting holds them off no longer.
+         */
         private long waitersMarkMs() {
-            return waits ? Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())) + MAX_BACKOFF_MS : 0;
+            return waits ? Math.min(MAX_WAITERS_MARK_MS,
+                    Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())) + MAX_BACKOFF_MS) : 0;
         }
 
         private void granted(Lease lease, String secret) {
+            if (signalled && kind == LeaseIds.Kind.READ) {
+                // A release let this reader in, and any reader waiting here may come in too: the
+                // wake-up goes on from reader to reader (a writer's 'held' answer ends the chain).
+                signals.wakeNext(lock, wake);
+            }
             highestToken.accumulateAndGet(lease.token(), Math::max);
-            rememberGrant(lease.lock(), lease.token());
+            rememberGrant(lease.lock(), lease.token(), lease.mode());
             expiries.track(lease, secret, lease.expiresAt() - System.currentTimeMillis());
             if (!finish(Optional.of(lease), null)) {
-                releaseNow(lease.lock(), secret); // nobody will ever see this lease (issuer closed)
+                releaseNow(LeaseIds.parse(lease.leaseId()).orElseThrow()); // nobody will ever see this lease (issuer closed)
             }
         }
 
         private void held(long pttl) {
             long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            if (signalled && kind == LeaseIds.Kind.READ && pttl == LeaseScripts.HELD_FOR_WRITER) {
+                // The release woke this reader, but a waiting writer goes first: pass the wake-up
+                // on here (a writer waiting here may be next), or the lock stays free until a poll.
+                signals.wakeNext(lock, wake);
+            }
+            signalled = false;
             inFlight.set(false);
             if (!waits || remainingMs <= 0) {
                 finish(Optional.empty(), null);
@@ -432,10 +532,16 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
      */
     private CompletionStage<List<Object>> grant(String lock, String secret, long ttlMs, long lockDelayMs,
             long waitersMarkMs, long othersMarkMs, int repairsLeft) {
-        return calls.acquire(new LeaseCalls.Acquire(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs))
+        return repairing(() -> calls.acquire(new LeaseCalls.Acquire(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs)),
+                repairsLeft);
+    }
+
+    /** Runs a granting script, repairing the counter when it answers -1 or -2, at most {@code repairsLeft} times. */
+    private CompletionStage<List<Object>> repairing(java.util.function.Supplier<CompletionStage<List<Object>>> script, int repairsLeft) {
+        return script.get()
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
-                    if (code == LeaseScripts.GRANTED || code == LeaseScripts.HELD) {
+                    if (code != LeaseScripts.COUNTER_LOST && code != LeaseScripts.NEED_BLOCK) {
                         return CompletableFuture.completedFuture(reply);
                     }
                     if (repairsLeft == 0) {
@@ -446,7 +552,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                     CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
                             ? counter.recoverLost(highestToken.get())
                             : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
-                    return repair.thenCompose(ignored -> grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs, repairsLeft - 1));
+                    return repair.thenCompose(ignored -> repairing(script, repairsLeft - 1));
                 });
     }
 

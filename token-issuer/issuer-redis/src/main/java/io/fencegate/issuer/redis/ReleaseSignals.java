@@ -19,6 +19,10 @@ import java.util.function.BooleanSupplier;
  * answered "held", for every hand-off. The ones not woken are woken by the next release: the
  * woken waiter marks the lock again, by its "held" answer or, if it won, by its grant (the issuer
  * asks the grant to mark the lock while {@link #othersWait} here).
+ *
+ * <p>Permit waiters register under their semaphore's name: a permit's release publishes its slot's
+ * lock {@code name/k}, which wakes one waiter of {@code name/k} and one of {@code name} (a plain
+ * lock named {@code name} may get a wake-up it did not need: a retry that answers held).
  */
 final class ReleaseSignals implements AutoCloseable {
 
@@ -30,13 +34,11 @@ final class ReleaseSignals implements AutoCloseable {
         pubsub.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String ch, String lock) {
-                Queue<BooleanSupplier> waiting = waiters.get(lock);
-                if (waiting != null) {
-                    for (BooleanSupplier wake : waiting) {
-                        if (wake.getAsBoolean()) {
-                            return;
-                        }
-                    }
+                wakeOne(lock);
+                // A permit's release names its slot's lock 'name/k'; permit waiters wait on 'name'.
+                int slash = lock.lastIndexOf('/');
+                if (slash > 0) {
+                    wakeOne(lock.substring(0, slash));
                 }
             }
         });
@@ -45,6 +47,22 @@ final class ReleaseSignals implements AutoCloseable {
         } catch (RuntimeException e) {
             pubsub.close();
             throw e;
+        }
+    }
+
+    private void wakeOne(String lock) {
+        wakeNext(lock, null);
+    }
+
+    /** Wakes the longest waiting caller of {@code lock} here but {@code self} (a woken caller passing its wake-up on). */
+    void wakeNext(String lock, BooleanSupplier self) {
+        Queue<BooleanSupplier> waiting = waiters.get(lock);
+        if (waiting != null) {
+            for (BooleanSupplier wake : waiting) {
+                if (wake != self && wake.getAsBoolean()) {
+                    return;
+                }
+            }
         }
     }
 

@@ -70,6 +70,17 @@
  *       acquire script call includes one {@code INFO replication}).
  *       A batch that fails (timeout, lost connection) fails each of its calls; an element that finds
  *       the counter lost or its block used up is repaired and sent again on its own.</li>
+ *   <li><b>Read leases</b> ({@code read-acquire.lua}): a hash {@code readers:<lock>} of each
+ *       read lease's token, ttl, delay and expiry (Redis's clock); while any may hold writers off
+ *       (expiry plus lock-delay) the lock key says {@code r} and lives as long, so the write
+ *       acquire script sees a held lock and stays as it was. Tokens from the one counter; the
+ *       grant log keeps a read grant as {@code <token>r} for {@code grantedMode}. A waiting
+ *       writer marks the lock {@code w}, which holds new readers off (writer preference, not FIFO);
+ *       a waiters mark lives at most 5 s past its waiter's last try.</li>
+ *   <li><b>Semaphores</b> ({@code permit.lua}): a permit is a write lease on the first free slot
+ *       lock {@code <name>/<k>}; the count is the key {@code permits:<name>} (no expiry), fixed by
+ *       the first acquire and, when lost, fixed again only if no slot at or above the asked count
+ *       is held. Permit waiters mark {@code permit-waiters:<name>}; a permit's release wakes them.</li>
  *   <li>Counters are compared as Lua numbers: exact up to 2^53 tokens.</li>
  * </ul>
  */

@@ -15,6 +15,20 @@ class LeaseIdsTest {
     }
 
     @Test
+    void readLeaseAndPermitIdsSayTheirKindAndAPermitsSlot() {
+        String secret = LeaseIdFormat.newSecret();
+        assertThat(LeaseIds.parse(LeaseIds.format(LeaseIds.Kind.READ, "orders/1", secret)))
+                .contains(new LeaseIds.Parsed("orders/1", secret, LeaseIds.Kind.READ));
+        LeaseIds.Parsed permit = LeaseIds.parse(LeaseIds.format(LeaseIds.Kind.PERMIT, "pools/a/12", secret)).orElseThrow();
+        assertThat(permit.kind()).isEqualTo(LeaseIds.Kind.PERMIT);
+        assertThat(permit.slot()).isEqualTo(12);
+        assertThat(permit.semaphore()).isEqualTo("pools/a");
+        for (String notASlotLock : new String[] {"pool", "pool/", "/1", "pool/01", "pool/1000", "pool/x"}) {
+            assertThat(LeaseIds.parse(LeaseIds.PERMIT_FORMAT.format(notASlotLock, secret))).as(notASlotLock).isEmpty();
+        }
+    }
+
+    @Test
     void secretsAreRandomAnd128Bits() {
         String a = LeaseIdFormat.newSecret();
         assertThat(a).hasSize(32).matches("[0-9a-f]+").isNotEqualTo(LeaseIdFormat.newSecret());

@@ -10,13 +10,16 @@ class LeaseScriptsTest {
 
     @Test
     void aScriptIsLoadedWithoutItsHeaderFromItsFirstLineOfCode() {
-        for (String name : new String[] {"run", "acquire", "renew", "release", "check", "find", "list", "raise-ceiling", "reinit", "claim-mark"}) {
+        for (String name : new String[] {"run", "acquire", "renew", "release", "check", "find", "list", "raise-ceiling", "reinit", "claim-mark",
+                "token", "read-acquire", "read-renew", "read-release", "read-find", "permit"}) {
             String text = LeaseScripts.lua(name);
             assertThat(text).as(name).isNotBlank().doesNotStartWith("--").doesNotStartWith("\n").endsWith("\n")
                     .doesNotContain("\n-- KEYS");
         }
         assertThat(LeaseScripts.renew.text()).as("a script that judges the run has run.lua in front")
                 .startsWith(LeaseScripts.lua("run")).endsWith(LeaseScripts.lua("renew"));
+        assertThat(LeaseScripts.permit.text()).as("read and permit scripts have run.lua and token.lua in front")
+                .startsWith(LeaseScripts.lua("run") + LeaseScripts.lua("token")).endsWith(LeaseScripts.lua("permit"));
         assertThat(LeaseScripts.armedAcquire("n1")).contains("local armed = true -- copy n1\n");
     }
 

@@ -14,6 +14,9 @@ class RedisKeysTest {
         assertThat(keys.delay("orders/a:b")).isEqualTo("fg:delay:orders/a:b");
         assertThat(keys.waiters("orders/a:b")).isEqualTo("fg:waiters:orders/a:b");
         assertThat(keys.grants("orders/a:b")).isEqualTo("fg:grants:orders/a:b");
+        assertThat(keys.readers("orders/a:b")).isEqualTo("fg:readers:orders/a:b");
+        assertThat(keys.permits("pools/a")).isEqualTo("fg:permits:pools/a");
+        assertThat(keys.permitWaiters("pools/a")).isEqualTo("fg:permit-waiters:pools/a");
         assertThat(keys.released("0123abcd")).isEqualTo("fg:released:0123abcd");
         assertThat(keys.live()).isEqualTo("fg:leases");
         assertThat(keys.holders()).isEqualTo("fg:holders");

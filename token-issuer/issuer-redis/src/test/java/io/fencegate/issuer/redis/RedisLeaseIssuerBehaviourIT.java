@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
 import io.fencegate.issuer.LeaseEnd;
+import io.fencegate.issuer.LeaseMode;
 import io.fencegate.issuer.backend.LeaseIdFormat;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,6 +53,49 @@ class RedisLeaseIssuerBehaviourIT {
 
     private static <T> T await(java.util.concurrent.CompletionStage<T> stage) throws Exception {
         return stage.toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A read lease's lock-delay: once it expired unreleased it holds writers off for the delay, as a
+     * write lease's does, but not readers (they do not need the stale reader to have stopped); a
+     * released read lease leaves no delay. Listings show read leases with their granting instance.
+     */
+    @Test
+    void anExpiredReadLeaseHoldsWritersOffForItsLockDelayAndAReleasedOneDoesNot() throws Exception {
+        Lease stale = await(issuer.acquire("rd", LeaseMode.READ, Duration.ofMillis(500), Duration.ZERO, Duration.ofSeconds(20)))
+                .orElseThrow();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> await(other.find(stale.leaseId())).isEmpty());
+        assertThat(await(other.acquire("rd", Duration.ofSeconds(10), Duration.ZERO))).as("within the delay").isEmpty();
+        Lease reader = await(other.acquire("rd", LeaseMode.READ, Duration.ofSeconds(10), Duration.ZERO, Duration.ZERO)).orElseThrow();
+        assertThat(reader.token()).isGreaterThan(stale.token());
+        assertThat(await(other.list("rd", null, 10)).leases()).singleElement()
+                .satisfies(info -> {
+                    assertThat(info.mode()).isEqualTo(LeaseMode.READ);
+                    assertThat(info.token()).isEqualTo(reader.token());
+                    assertThat(info.grantedBy()).isNotEmpty();
+                });
+        assertThat(await(other.release(reader.leaseId()))).isTrue();
+        assertThat(await(other.acquire("rd", Duration.ofSeconds(10), Duration.ZERO))).as("the stale reader's delay").isEmpty();
+
+        Lease released = await(issuer.acquire("rd2", LeaseMode.READ, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(20)))
+                .orElseThrow();
+        assertThat(await(issuer.release(released.leaseId()))).isTrue();
+        assertThat(await(other.acquire("rd2", Duration.ofSeconds(10), Duration.ZERO))).as("a release leaves no delay").isPresent();
+    }
+
+    /** A slot's lock is an ordinary lock: a plain lease on it takes that permit away, never one too many. */
+    @Test
+    void aPlainLeaseOnASlotsLockTakesThatPermitAway() throws Exception {
+        Lease plain = await(issuer.acquire("pool/0", Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        Lease permit = await(other.acquirePermit("pool", 2, Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        assertThat(permit.slot()).isEqualTo(1);
+        assertThat(await(other.acquirePermit("pool", 2, Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+        CompletableFuture<Optional<Lease>> waiter = other.acquirePermit("pool", 2, Duration.ofSeconds(10), Duration.ofSeconds(15))
+                .toCompletableFuture();
+        assertThat(await(issuer.release(plain.leaseId()))).isTrue();
+        Lease next = waiter.get(20, TimeUnit.SECONDS).orElseThrow();
+        assertThat(next.slot()).isZero();
+        assertThat(next.token()).isGreaterThan(plain.token());
     }
 
     @Test

@@ -30,6 +30,10 @@
 -- ReleaseSignals), so the others have not marked the lock since the last release. A mark is
 -- only ever lengthened by a 'held' answer: a short wait's poll must not cut short the mark of a
 -- longer wait or of a grant made while others wait.
+-- Why the mark says 'w': a writer waits (read-acquire.lua refuses new readers while it does, so
+-- a stream of overlapping readers never starves a writer); a waiting reader's mark says 'r'. A
+-- grant's mark for others may say 'w' whoever they are: the lock is write-held until the release
+-- deletes the mark.
 -- Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
 -- of one per grant; the newest 'kept' grants are always there.
 -- Why answer the ceiling: the issuer reserves the next block before this one runs out.
@@ -51,8 +55,12 @@ local function run_checked(run)
 end
 local kept = tonumber(ARGV[2])
 local function held(waiters, mark_ms, pttl)
-  if mark_ms ~= '0' and redis.call('PTTL', waiters) < tonumber(mark_ms) then
-    redis.call('SET', waiters, '1', 'PX', mark_ms)
+  if mark_ms ~= '0' then
+    if redis.call('PTTL', waiters) < tonumber(mark_ms) then
+      redis.call('SET', waiters, 'w', 'PX', mark_ms)
+    else
+      redis.call('SET', waiters, 'w', 'KEEPTTL') -- a waiting reader's longer mark becomes a writer's
+    end
   end
   return {0, pttl}
 end
@@ -73,7 +81,7 @@ local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay
   if tonumber(lock_delay) > 0 then
     redis.call('SET', delay, token .. ':' .. lock_delay, 'PX', tonumber(ttl) + tonumber(lock_delay))
   end
-  if others_ms ~= '0' then redis.call('SET', waiters, '1', 'PX', others_ms) end
+  if others_ms ~= '0' then redis.call('SET', waiters, 'w', 'PX', others_ms) end
   redis.call('ZADD', KEYS[4], 0, lock)
   redis.call('HSET', KEYS[5], lock, token .. ':' .. ARGV[5])
   redis.call('ZADD', grants, token, token)

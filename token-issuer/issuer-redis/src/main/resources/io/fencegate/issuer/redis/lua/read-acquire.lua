@@ -1,0 +1,42 @@
+-- A read lease. KEYS: counter, ceiling, run, live index, holders, lock, grants, delay, waiters,
+-- readers. ARGV: grantsKept, grantRetentionMs, highest token this issuer has seen, instance
+-- name, secret, ttlMs, lockDelayMs, lock name, waiters-mark ms (0: the caller does not wait),
+-- waiters-mark ms on a grant (0: nobody else waits at this issuer). Answers {1, token, ceiling},
+-- {0, pttl} (held; pttl -1 when only a waiting writer holds it off), {-1} or {-2, counter}.
+-- Read leases of a lock: the lock key says 'r' while any may hold writers off, and the readers
+-- hash maps each one's secret to token:ttlMs:delayMs:expiresAtMs:instance (server clock). Both
+-- live until the latest expiresAt + delay of its entries, so a write acquire (acquire.lua) needs
+-- nothing new: it finds the lock key and answers held, and a read lease that ends without a
+-- release holds writers off for its lock-delay. Readers ignore each other's delays.
+-- Writer preference: a read acquire is held while a write lease holds the lock, while a write
+-- lease's lock-delay runs, and while a writer waits (the waiters mark says 'w', see acquire.lua).
+-- Runs after run.lua and token.lua, which the issuer puts in front of it.
+
+local state = redis.call('MGET', KEYS[6], KEYS[1], KEYS[2], KEYS[8], KEYS[3], KEYS[9])
+local lock_value, mark = state[1], state[6]
+local function held(pttl)
+  local mark_ms = ARGV[9]
+  if mark_ms ~= '0' and redis.call('PTTL', KEYS[9]) < tonumber(mark_ms) then
+    redis.call('SET', KEYS[9], mark == 'w' and 'w' or 'r', 'PX', mark_ms)
+  end
+  return {0, pttl}
+end
+if lock_value and lock_value ~= 'r' then return held(redis.call('PTTL', KEYS[6])) end
+if state[4] then
+  local delayed = redis.call('PTTL', KEYS[8])
+  if delayed > 0 then return held(delayed) end
+end
+if mark == 'w' then return held(-1) end
+local token, refusal = next_token(state[2], state[3], state[5], ARGV[3])
+if refusal then return refusal end
+local ttl, delay = tonumber(ARGV[6]), tonumber(ARGV[7])
+redis.call('HSET', KEYS[10], ARGV[5], token .. ':' .. ttl .. ':' .. delay .. ':' .. (now_ms() + ttl) .. ':' .. ARGV[4])
+local keep = ttl + delay
+if lock_value then keep = math.max(keep, redis.call('PTTL', KEYS[6])) end
+redis.call('SET', KEYS[6], 'r', 'PX', keep)
+redis.call('PEXPIRE', KEYS[10], keep)
+if ARGV[10] ~= '0' and redis.call('PTTL', KEYS[9]) < tonumber(ARGV[10]) then
+  redis.call('SET', KEYS[9], mark or 'r', 'PX', ARGV[10])
+end
+record_grant(KEYS[7], token .. 'r', token, ARGV[8], ARGV[4], tonumber(ARGV[1]), ARGV[2])
+return {1, token, state[3]}
