@@ -90,6 +90,11 @@ final class ClientLoop implements Runnable {
         return id;
     }
 
+    /** When the run ends (epoch microseconds). */
+    long deadlineUs() {
+        return deadlineUs;
+    }
+
     BypassWriter bypass() {
         return bypass;
     }
