@@ -9,6 +9,7 @@ import io.fencegate.client.TransactionOutcome;
 import io.fencegate.client.WriteOutcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -146,7 +147,7 @@ final class BankWorkload implements Workload {
         Map<String, List<String>> banks = new LinkedHashMap<>();
         for (Op op : history.ops()) {
             if (op.is(Op.WRITE) && op.items() != null) {
-                List<String> accounts = banks.computeIfAbsent(op.key(), k -> new java.util.ArrayList<>());
+                List<String> accounts = banks.computeIfAbsent(op.key(), k -> new ArrayList<>());
                 op.items().keySet().stream().filter(a -> !accounts.contains(a)).forEach(accounts::add);
             }
         }

