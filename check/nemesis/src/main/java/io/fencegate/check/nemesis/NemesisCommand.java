@@ -30,7 +30,7 @@ import picocli.CommandLine;
 
 /**
  * {@code fencegate nemesis}: starts its own deployments (ZooKeeper ensemble + Postgres, Redis +
- * MariaDB, the SQL issuer on Postgres or MariaDB; two gateways each), runs every workload in client processes while faults are injected,
+ * MariaDB, the SQL issuer on Postgres or MariaDB; two gateways each), runs the chosen workloads in client processes while faults are injected,
  * then the controls, and judges each. Exit 0: no violation and every control failed as it must;
  * 1: a violation; 2: something proved nothing.
  */
