@@ -6,6 +6,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The bypass-guard control: writes an item straight into a JDBC store's table, with the token but
@@ -24,35 +26,51 @@ final class BypassWriter implements AutoCloseable {
 
     /** Writes unconditionally; answers the token it replaced. */
     long write(String key, long token, byte[] value) throws SQLException {
+        return writeAll(Map.of(key, token), Map.of(key, value)).get(key);
+    }
+
+    /**
+     * Writes every item unconditionally, in one database transaction (as a transaction across items
+     * would, without its guards); answers each item's token it replaced.
+     */
+    Map<String, Long> writeAll(Map<String, Long> tokens, Map<String, byte[]> values) throws SQLException {
         try {
-            long prior = 0;
-            try (PreparedStatement select = connection.prepareStatement(
-                    "SELECT token FROM fencegate_item WHERE resource = ? FOR UPDATE")) {
-                bindKey(select, 1, key);
-                try (ResultSet rs = select.executeQuery()) {
-                    if (rs.next()) {
-                        prior = rs.getLong(1);
-                    }
-                }
-            }
-            String upsert = mysql
-                    ? "INSERT INTO fencegate_item (resource, val, token, fence) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE"
-                            + " fence = GREATEST(fence, VALUES(token)), val = VALUES(val), token = VALUES(token)"
-                    : "INSERT INTO fencegate_item AS t (resource, val, token, fence) VALUES (?, ?, ?, ?) ON CONFLICT (resource)"
-                            + " DO UPDATE SET val = EXCLUDED.val, token = EXCLUDED.token, fence = GREATEST(t.fence, EXCLUDED.token)";
-            try (PreparedStatement write = connection.prepareStatement(upsert)) {
-                bindKey(write, 1, key);
-                write.setBytes(2, value);
-                write.setLong(3, token);
-                write.setLong(4, token);
-                write.executeUpdate();
+            Map<String, Long> replaced = new LinkedHashMap<>();
+            for (Map.Entry<String, byte[]> e : values.entrySet()) {
+                replaced.put(e.getKey(), upsert(e.getKey(), tokens.get(e.getKey()), e.getValue()));
             }
             connection.commit();
-            return prior;
+            return replaced;
         } catch (SQLException e) {
             connection.rollback();
             throw e;
         }
+    }
+
+    private long upsert(String key, long token, byte[] value) throws SQLException {
+        long prior = 0;
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT token FROM fencegate_item WHERE resource = ? FOR UPDATE")) {
+            bindKey(select, 1, key);
+            try (ResultSet rs = select.executeQuery()) {
+                if (rs.next()) {
+                    prior = rs.getLong(1);
+                }
+            }
+        }
+        String upsert = mysql
+                ? "INSERT INTO fencegate_item (resource, val, token, fence) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE"
+                        + " fence = GREATEST(fence, VALUES(token)), val = VALUES(val), token = VALUES(token)"
+                : "INSERT INTO fencegate_item AS t (resource, val, token, fence) VALUES (?, ?, ?, ?) ON CONFLICT (resource)"
+                        + " DO UPDATE SET val = EXCLUDED.val, token = EXCLUDED.token, fence = GREATEST(t.fence, EXCLUDED.token)";
+        try (PreparedStatement write = connection.prepareStatement(upsert)) {
+            bindKey(write, 1, key);
+            write.setBytes(2, value);
+            write.setLong(3, token);
+            write.setLong(4, token);
+            write.executeUpdate();
+        }
+        return prior;
     }
 
     private void bindKey(PreparedStatement s, int index, String key) throws SQLException {

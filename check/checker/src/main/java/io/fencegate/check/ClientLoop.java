@@ -7,6 +7,7 @@ import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -89,6 +90,11 @@ final class ClientLoop implements Runnable {
         return id;
     }
 
+    /** When the run ends (epoch microseconds). */
+    long deadlineUs() {
+        return deadlineUs;
+    }
+
     BypassWriter bypass() {
         return bypass;
     }
@@ -155,12 +161,22 @@ final class ClientLoop implements Runnable {
         }
     }
 
+    double nextDouble() {
+        return random.nextDouble();
+    }
+
     int nextInt(int bound) {
         return random.nextInt(bound);
     }
 
     void record(Gateways.Gateway gw, String f, String key, long token, String value, long prior, long t0, Outcome outcome, String note) {
         history.add(new Op(id, f, key, token, value, prior, t0, Clock.nowUs(), outcome, note, gw.url()));
+    }
+
+    /** Records an operation on several items at once ({@code items}: each one's token, value and prior), named {@code key}. */
+    void record(Gateways.Gateway gw, String f, String key, String value, Map<String, Op.Item> items, long t0, Outcome outcome,
+            String note) {
+        history.add(new Op(id, f, key, 0, value, 0, t0, Clock.nowUs(), outcome, note, gw.url(), items));
     }
 
     /** The gateway answered (any status below 500): it is up, call it as usual. */
@@ -175,6 +191,17 @@ final class ClientLoop implements Runnable {
      */
     void failed(Gateways.Gateway gw, FencegateClient used, String f, String key, long token, String value, long t0, Exception e) {
         record(gw, f, key, token, value, 0, t0, failure(e), describe(e));
+        backOff(gw, used, e);
+    }
+
+    /** {@link #failed} for an operation on several items at once. */
+    void failed(Gateways.Gateway gw, FencegateClient used, String f, String key, String value, Map<String, Op.Item> items, long t0,
+            Exception e) {
+        record(gw, f, key, value, items, t0, failure(e), describe(e));
+        backOff(gw, used, e);
+    }
+
+    private void backOff(Gateways.Gateway gw, FencegateClient used, Exception e) {
         if (e instanceof FencegateException fe && fe.status() < 500) {
             answered(gw);
             return;

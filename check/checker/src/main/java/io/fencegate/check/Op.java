@@ -1,12 +1,15 @@
 package io.fencegate.check;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Map;
+
 /**
  * One operation of a history, as a client saw it: invoked at {@code invokeUs}, answered at
  * {@code completeUs} (epoch microseconds), with an {@link Outcome}.
  *
  * @param client   the client (process number * 1000 + thread) that ran it
  * @param f        what it was: {@code acquire}, {@code read}, {@code write}, {@code renew}, {@code release}, {@code final}
- * @param key      the item (or, for leases, the lock)
+ * @param key      the item (or, for leases, the lock; for an operation on several items, what they make up: the bank)
  * @param token    the fencing token it carried (0: none)
  * @param value    what it wrote (lock-set: the element added; acquire: the ttl in ms), or what a read or
  *                 final read returned (null: nothing, missing)
@@ -15,9 +18,12 @@ package io.fencegate.check;
  * @param note     the answer in words (status, problem type, exception)
  * @param gateway  the base URL of the gateway that served it, as the client called it (null in
  *                 histories written before it was recorded: an unknown gateway)
+ * @param items    for an operation on several items at once (a lease group, a fenced multi-read, a
+ *                 transaction): each item's own token, value and prior, as the single-item fields
+ *                 are for one item; null otherwise (and in histories written before it existed)
  */
 public record Op(int client, String f, String key, long token, String value, long prior, long invokeUs, long completeUs,
-        Outcome outcome, String note, String gateway) {
+        Outcome outcome, String note, String gateway, @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Item> items) {
 
     public static final String ACQUIRE = "acquire";
     public static final String READ = "read";
@@ -26,6 +32,15 @@ public record Op(int client, String f, String key, long token, String value, lon
     /** A renew of the lease {@code token} (the ttl in ms in {@code value}); its OK extends the lease. */
     public static final String RENEW = "renew";
     public static final String FINAL = "final";
+
+    /** One item of a multi-item operation: its token, the value written or read (null: missing), its prior token. */
+    public record Item(long token, String value, long prior) {}
+
+    /** An operation on one item. */
+    public Op(int client, String f, String key, long token, String value, long prior, long invokeUs, long completeUs,
+            Outcome outcome, String note, String gateway) {
+        this(client, f, key, token, value, prior, invokeUs, completeUs, outcome, note, gateway, null);
+    }
 
     public boolean is(String kind) {
         return f.equals(kind);

@@ -23,6 +23,7 @@ public final class Runner {
         List<Thread> threads = new ArrayList<>();
         List<BypassWriter> bypasses = new ArrayList<>();
         try {
+            options.workload().setUp(new ClientLoop(options, gateways, history, options.firstClient(), deadlineUs, null), gateways);
             for (int i = 0; i < options.clients(); i++) {
                 BypassWriter bypass = null;
                 if (options.control() == Control.BYPASS_GUARD) {
@@ -48,9 +49,15 @@ public final class Runner {
         return history;
     }
 
-    /** Plain reads of every item the history wrote, recorded as {@code final} operations. */
+    /** The final reads of what the history's workload wrote ({@link Workload#finalReads}), recorded as {@code final} operations. */
     public static void finalReads(History history, List<URI> gateways, String apiKey, String store) {
         Gateways all = new Gateways(gateways, apiKey, Duration.ofSeconds(10));
+        Workload w = history.workload() == null ? Workload.COUNTER : Workload.parse(history.workload());
+        w.finalReads(history, all, store);
+    }
+
+    /** Plain reads of every item the history wrote. */
+    static void finalItemReads(History history, Gateways all, String store) {
         Set<String> keys = new TreeSet<>();
         for (Op op : history.ops()) {
             if (op.is(Op.WRITE)) {
@@ -75,7 +82,7 @@ public final class Runner {
         }
     }
 
-    private static void sleep(long ms) {
+    static void sleep(long ms) {
         try {
             Thread.sleep(ms);
         } catch (InterruptedException e) {

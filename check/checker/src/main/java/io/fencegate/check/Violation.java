@@ -13,4 +13,12 @@ public record Violation(String kind, String key, long atUs, String detail) {
     public static final String FENCE_BROKEN = "fence-broken";
     /** A read returned a value older than a write acknowledged before it was sent. */
     public static final String STALE_READ = "stale-read";
+    /** The bank: a read of every account whose balances do not add up to the opening total. */
+    public static final String TOTAL_CHANGED = "total-changed";
+    /** The bank: an account read below zero. */
+    public static final String NEGATIVE_BALANCE = "negative-balance";
+    /** The bank: a read no serial order of the transfers produces (a value never written, a refused transfer, a torn cut). */
+    public static final String INCONSISTENT_READ = "inconsistent-read";
+    /** The bank: an acknowledged transfer the final read does not show. */
+    public static final String LOST_TRANSFER = "lost-transfer";
 }

@@ -8,16 +8,18 @@ import java.util.Map;
  * generator beside its checker): {@link #step} is one client's next operations, {@link #check} the
  * properties its operations on one key must have.
  */
-public sealed interface Workload permits ReadModifyWrite, MutexWorkload {
+public sealed interface Workload permits ReadModifyWrite, MutexWorkload, BankWorkload {
     /** lease, fenced read, think or pause, write n+1, release. */
     Workload COUNTER = new CounterWorkload();
     /** Jepsen's lock-set: lease, fenced read of a set, pause, write the set plus this client's element. */
     Workload LOCK_SET = new LockSetWorkload();
     /** lease, hold, release: the grant history against a mutex with fences. */
     Workload MUTEX = new MutexWorkload();
+    /** Jepsen's bank: transfers between accounts in transactions, reads of them all; the total never changes. */
+    Workload BANK = new BankWorkload();
 
     static List<Workload> values() {
-        return List.of(COUNTER, LOCK_SET, MUTEX);
+        return List.of(COUNTER, LOCK_SET, MUTEX, BANK);
     }
 
     static Workload parse(String s) {
@@ -45,6 +47,17 @@ public sealed interface Workload permits ReadModifyWrite, MutexWorkload {
      * property, the overlaps a lease-ending fault excused, and what it could not decide.
      */
     void check(String key, List<Op> ops, List<Fault> faults, Findings out);
+
+    /** Before the clients start (on one client of each process): what the workload needs in the store first. */
+    default void setUp(ClientLoop client, Gateways gateways) throws InterruptedException {}
+
+    /**
+     * After the clients end: reads of what they wrote, recorded as {@code final} operations. By
+     * default a plain read of every item written.
+     */
+    default void finalReads(History history, Gateways gateways, String store) {
+        Runner.finalItemReads(history, gateways, store);
+    }
 
     default boolean counts(Op op) {
         return op.is(counted());

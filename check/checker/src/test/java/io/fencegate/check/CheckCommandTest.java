@@ -27,7 +27,14 @@ class CheckCommandTest {
 
     @Test
     void unknownWorkloadExitsTwoNamingTheOption() {
-        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "bank")).contains("--workload").contains("bank");
+        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "ledger")).contains("--workload").contains("ledger");
+    }
+
+    @Test
+    void bankAccountsBeyondALeaseGroupOrOnAnotherWorkloadExitTwoNamingTheOption() {
+        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "bank", "--accounts", "9")).contains("--accounts").contains("9");
+        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "bank", "--accounts", "1")).contains("--accounts");
+        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "counter", "--accounts", "3")).contains("--accounts");
     }
 
     @Test

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +42,22 @@ class HistoryFileTest {
         assertThat(merged.workload()).isEqualTo("lock-set");
         assertThat(merged.control()).isEqualTo("plain-reads");
         assertThat(merged.ops()).singleElement().extracting(Op::gateway).isEqualTo("http://127.0.0.1:18081/");
+    }
+
+    @Test
+    void operationOnSeveralItemsKeepsEachItemAndSingleItemOperationsWriteNoItems(@TempDir Path dir) throws Exception {
+        History h = new History().describe("bank", "none");
+        Map<String, Op.Item> items = new LinkedHashMap<>();
+        items.put("b/bank-0", new Op.Item(7, "90 1-1 init", 3));
+        items.put("b/bank-1", new Op.Item(8, "110 1-1 init", 4));
+        h.add(new Op(1, Op.WRITE, "b/bank", 0, "1-1", 0, 10, 20, Outcome.OK, "", "http://127.0.0.1:18081/", items));
+        h.add(new Op(1, Op.WRITE, "k", 5, "1", 0, 30, 40, Outcome.OK, "", "http://127.0.0.1:18081/"));
+        h.write(dir.resolve("h.json"));
+        History.Data read = History.read(dir.resolve("h.json"));
+        assertThat(read.ops().get(0).items()).isEqualTo(items);
+        assertThat(read.ops().get(1).items()).isNull();
+        // a single-item operation is written as before the bank: no "items" field
+        assertThat(Files.readString(dir.resolve("h.json")).split("\"items\"", -1)).hasSize(2);
     }
 
     @Test

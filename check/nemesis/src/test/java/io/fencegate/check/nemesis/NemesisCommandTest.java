@@ -3,7 +3,9 @@ package io.fencegate.check.nemesis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fencegate.check.Control;
 import io.fencegate.check.Report;
+import io.fencegate.check.Workload;
 import io.fencegate.spi.ClaimRefusedException;
 import io.fencegate.spi.LocalClaim;
 import java.nio.file.Files;
@@ -61,6 +63,21 @@ class NemesisCommandTest {
                 assertThat(left.map(p -> p.getFileName().toString())).containsExactly(LocalClaim.LOCK_NAME);
             }
         }
+    }
+
+    @Test
+    void controlsBreakTheCounterAndTheBankAmongTheWorkloadsChosen() {
+        assertThat(NemesisCommand.controlled(List.of(Workload.COUNTER, Workload.LOCK_SET, Workload.MUTEX))).containsExactly(Workload.COUNTER);
+        assertThat(NemesisCommand.controlled(List.of(Workload.BANK))).containsExactly(Workload.BANK);
+        assertThat(NemesisCommand.controlled(List.of(Workload.MUTEX))).containsExactly(Workload.COUNTER);
+        assertThat(NemesisCommand.controlName(Workload.BANK, Control.PLAIN_READS)).isEqualTo("bank control plain-reads");
+        assertThat(NemesisCommand.controlName(Workload.COUNTER, Control.PLAIN_READS)).isEqualTo("control plain-reads");
+    }
+
+    @Test
+    void unknownOrRepeatedWorkloadIsRefusedBeforeAnythingStarts() {
+        assertThat(new CommandLine(new NemesisCommand()).execute("--workload", "ledger")).isEqualTo(Report.PROVED_NOTHING);
+        assertThat(new CommandLine(new NemesisCommand()).execute("--workload", "bank,bank")).isEqualTo(Report.PROVED_NOTHING);
     }
 
     @Test
