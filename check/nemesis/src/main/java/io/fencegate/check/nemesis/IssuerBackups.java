@@ -15,8 +15,10 @@ import java.util.List;
  * issuer clock's offset as it was, and loses the grants since.
  */
 final class IssuerBackups {
-    private static final List<String> TABLES = List.of("fencegate_lock_fence", "fencegate_lease_grant", "fencegate_lease_waiter");
+    private static final List<String> TABLES = List.of("fencegate_lock_fence", "fencegate_lease_grant", "fencegate_lease_waiter",
+            "fencegate_lease_reader", "fencegate_semaphore");
 
+    private static final String VIEW = "fencegate_leases";
     private static final int RESTORE_ATTEMPTS = 5;
 
     private final DatabaseServer server;
@@ -32,7 +34,7 @@ final class IssuerBackups {
     /** Takes a backup; the next {@link #restoreOlder} goes back to it. */
     void take() throws Exception {
         Path file = dir.resolve("issuer-" + ++taken + ".sql");
-        LogicalDumps.dump(server, file, TABLES);
+        LogicalDumps.dump(server, file, server instanceof PostgresServer ? withView(TABLES) : TABLES);
         latest = file;
     }
 
@@ -56,6 +58,16 @@ final class IssuerBackups {
                 }
             }
         }
+    }
+
+    /**
+     * On PostgreSQL the operators' view on the tables goes into the dump too, as production.md says:
+     * {@code pg_dump --clean} must drop it before the tables it reads. MariaDB's dump is the rows alone.
+     */
+    private static List<String> withView(List<String> tables) {
+        List<String> all = new java.util.ArrayList<>(tables);
+        all.add(VIEW);
+        return all;
     }
 
     private static boolean isDeadlock(String toolOutput) {
