@@ -19,7 +19,7 @@ final class IssuerBackups {
             "fencegate_lease_reader", "fencegate_semaphore");
 
     private static final String VIEW = "fencegate_leases";
-    private static final int RESTORE_ATTEMPTS = 5;
+    private static final int RESTORE_ATTEMPTS = 8;
 
     private final DatabaseServer server;
     private final Path dir;
@@ -41,7 +41,7 @@ final class IssuerBackups {
     /**
      * Restores the last backup, after taking a new one (the next restore goes back to just before this one).
      * The restore is one transaction, so one that meets a deadlock with a grant changed nothing and is
-     * tried again: every injected restore then counts.
+     * tried again after a random pause: every injected restore then counts.
      */
     String restoreOlder() throws Exception {
         Path older = latest;
@@ -56,6 +56,8 @@ final class IssuerBackups {
                 if (attempt == RESTORE_ATTEMPTS || !isDeadlock(e.getMessage())) {
                     throw e;
                 }
+                // Out of step with the grants that took part: at once, the same interleaving deadlocks again.
+                Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(100, 1000));
             }
         }
     }
