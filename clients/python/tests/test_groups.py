@@ -1,9 +1,15 @@
 """Lease groups, transactions across items and fenced multi-reads, against the gateway's SQL store."""
+import os
+import re
+import subprocess
+import sys
 import time
 import unittest
 
 import fencegate
-from _gateway import STORE, SilentServer, client, fresh_key, lock_of
+from _gateway import STORE, URL, SilentServer, client, fresh_key, lock_of
+
+README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
 
 
 class GroupTest(unittest.TestCase):
@@ -61,6 +67,20 @@ class GroupTest(unittest.TestCase):
             again = self.client.get_all(STORE, [(a, older.token)])
             self.assertEqual(again, fencegate.Refused({a: fencegate.Stale(older.token, ta, older.token)}))
         self.assertEqual(self.client.get(STORE, a), fencegate.Value(b"old", older.token))
+
+
+    def test_the_readme_moves_one_unit_under_a_group_in_one_transaction(self) -> None:
+        with open(README, encoding="utf-8") as f:
+            found = re.search(r"<!-- groups:begin -->\s*```python\n(.*?)```\s*<!-- groups:end -->", f.read(), re.S)
+        self.assertIsNotNone(found, "README.md has a groups block")
+        for key, stock in (("stock/a", b"3"), ("stock/b", b"0")):
+            with self.client.lease(lock_of(key), ttl=10, wait=10) as lease:
+                self.client.put(STORE, key, stock, token=lease.token)
+        run = subprocess.run([sys.executable, "-c", found.group(1).replace("http://127.0.0.1:8080", URL)],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("Committed(items={'stock/a': Applied(", run.stdout)
+        self.assertEqual((self.client.get(STORE, "stock/a").value, self.client.get(STORE, "stock/b").value), (b"2", b"1"))
 
 
 class GroupBadInputTest(unittest.TestCase):
