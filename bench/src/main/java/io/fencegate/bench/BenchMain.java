@@ -12,11 +12,11 @@ import java.util.Set;
 /**
  * Runs every comparison and writes the report. {@code ./bench/run} is the command; the arguments:
  * {@code --profile full|smoke} (default full), {@code --out FILE} (default docs/BENCHMARKS.md),
- * {@code --only zookeeper,redis,sql,gateway,client,library,shedlock} (default all but client, which gateway includes).
+ * {@code --only zookeeper,redis,sql,gateway,client,python-node,library,shedlock} (default all but client, which gateway includes).
  */
 public final class BenchMain {
     /** {@code client} is the gateway group's last scenario alone (the Java client's target). */
-    static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "library", "shedlock");
+    static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "python-node", "library", "shedlock");
 
     private BenchMain() {}
 
@@ -27,7 +27,7 @@ public final class BenchMain {
         }
         Profile profile = Profile.FULL;
         Path out = Path.of("docs/BENCHMARKS.md");
-        Set<String> only = Set.of("zookeeper", "redis", "sql", "gateway", "library", "shedlock");
+        Set<String> only = Set.of("zookeeper", "redis", "sql", "gateway", "python-node", "library", "shedlock");
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -89,6 +89,12 @@ public final class BenchMain {
                     scenarios = scenarios.stream().filter(s -> s.section().equals(GatewayWrites.CLIENT)).toList();
                 }
                 all.addAll(runAll(profile, scenarios));
+            }
+        }
+        if (groups.contains("python-node")) {
+            // Run from the checkout's root (bench/run's working directory): the clients and scripts are there.
+            try (ClientLanguages languages = new ClientLanguages(work.resolve("python-node"), Path.of("").toAbsolutePath())) {
+                all.addAll(runAll(profile, languages.scenarios()));
             }
         }
         if (groups.contains("library")) {
