@@ -1,18 +1,26 @@
 """One HTTP exchange with the gateway, bounded by a timeout, on the standard library's http.client.
 
-A new connection per call: nothing is shared between threads, so the keep-alive threads and the
-caller's threads never wait on each other's sockets.
+Each thread keeps its own keep-alive connection: nothing is shared between threads, so the
+keep-alive threads and the caller's threads never wait on each other's sockets, and a busy thread
+does not pay a new TCP connection a call. A connection idle for more than REUSE_IDLE seconds is
+closed and a new one opened instead: far below any server's or proxy's idle timeout (the gateway's
+is twice its request timeout, 60 s by default), so a reused connection is never one the other side
+is closing, and a failed exchange is a real failure, reported as such (a write may have applied), never
+sent again behind the caller's back.
 """
 from __future__ import annotations
 
 import http.client
 import socket
 import ssl
+import threading
 import time
 from typing import Dict, NamedTuple, Optional
 from urllib.parse import urlsplit
 
 from ._errors import CallTimedOut, ConnectFailed, TransportError
+
+REUSE_IDLE = 2.0  # seconds a thread's connection may sit idle and still be reused
 
 
 class Answer(NamedTuple):
@@ -47,25 +55,24 @@ class Transport:
         self.authorization = None if api_key is None else "Bearer " + api_key
         self.ssl_context = ssl_context
         self.url = url
+        self._idle = threading.local()  # this thread's connection, and when its last exchange ended
 
     def exchange(self, method: str, path: str, timeout: float, body: Optional[bytes] = None,
                  headers: Optional[Dict[str, str]] = None) -> Answer:
         """Sends one request; the whole exchange ends within about ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
-        if self.secure:
-            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                self.host, self.port, timeout=timeout, context=self.ssl_context)
-        else:
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        conn = self._take(timeout)
         all_headers = {"Accept": "application/json, application/problem+json, */*"}
         if self.authorization:
             all_headers["Authorization"] = self.authorization
         all_headers.update(headers or {})
+        kept = False
         try:
-            try:
-                conn.connect()
-            except (socket.timeout, OSError) as e:
-                raise ConnectFailed("cannot connect to %s: %s" % (self.url, e)) from e
+            if conn.sock is None:
+                try:
+                    conn.connect()
+                except (socket.timeout, OSError) as e:
+                    raise ConnectFailed("cannot connect to %s: %s" % (self.url, e)) from e
             try:
                 conn.request(method, self.prefix + path, body=body, headers=all_headers)
                 _shrink(conn, deadline)
@@ -76,10 +83,28 @@ class Transport:
                 raise CallTimedOut("%s %s: no answer within %.3g s" % (method, path, timeout)) from e
             except (OSError, http.client.HTTPException) as e:
                 raise TransportError("%s %s: %s: %s" % (method, path, type(e).__name__, e)) from e
+            kept = not response.will_close
             return Answer(response.status, response.getheader("Content-Type", "") or "",
                           {k.lower(): v for k, v in response.getheaders()}, data)
         finally:
+            if kept:
+                self._idle.conn, self._idle.since = conn, time.monotonic()
+            else:
+                conn.close()
+
+    def _take(self, timeout: float) -> http.client.HTTPConnection:
+        """This thread's idle connection if it was used within REUSE_IDLE seconds, else a new one."""
+        conn: Optional[http.client.HTTPConnection] = getattr(self._idle, "conn", None)
+        self._idle.conn = None
+        if conn is not None:
+            if conn.sock is not None and time.monotonic() - self._idle.since <= REUSE_IDLE:
+                conn.timeout = timeout
+                conn.sock.settimeout(timeout)
+                return conn
             conn.close()
+        if self.secure:
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.ssl_context)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
 
 def _shrink(conn: http.client.HTTPConnection, deadline: float) -> None:
