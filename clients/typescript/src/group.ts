@@ -48,10 +48,16 @@ export class LeaseGroupKeepAlive {
       ttlMs: group.ttlMs,
       startedAt: group.startedAt,
     };
+    // A loss while starting (an answer after the whole ttl, whose renewal failed) is told once the
+    // group object exists.
     let kept: LeaseGroupKeepAlive | undefined;
+    let early: LeaseLoss | undefined;
     const onLost = options.onLost;
-    const keepAlive = await LeaseKeepAlive.start(client, asOne, onLost ? { onLost: (reason) => kept && onLost(reason, kept) } : {});
-    kept = new LeaseGroupKeepAlive(group, keepAlive);
+    const tell = (reason: LeaseLoss) => (kept ? onLost?.(reason, kept) : (early = reason));
+    kept = new LeaseGroupKeepAlive(group, await LeaseKeepAlive.start(client, asOne, onLost ? { onLost: tell } : {}));
+    if (early !== undefined) {
+      onLost?.(early, kept);
+    }
     return kept;
   }
 
