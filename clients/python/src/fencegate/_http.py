@@ -10,11 +10,13 @@ sent again behind the caller's back.
 """
 from __future__ import annotations
 
+import atexit
 import http.client
 import socket
 import ssl
 import threading
 import time
+import weakref
 from typing import Dict, NamedTuple, Optional
 from urllib.parse import urlsplit
 
@@ -28,6 +30,38 @@ class Answer(NamedTuple):
     content_type: str
     headers: Dict[str, str]
     body: bytes
+
+
+class _Idle:
+    """A thread's idle connection. Closed when dropped: when its thread ends (the thread's locals go
+    away with it) or its client is discarded, so no socket is left for the garbage collector."""
+
+    __slots__ = ("conn", "since", "__weakref__")
+
+    def __init__(self, conn: http.client.HTTPConnection, since: float) -> None:
+        self.conn: Optional[http.client.HTTPConnection] = conn
+        self.since = since
+        _ALL_IDLE.add(self)
+
+    def take(self) -> Optional[http.client.HTTPConnection]:
+        conn, self.conn = self.conn, None
+        return conn
+
+    def __del__(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+_ALL_IDLE: "weakref.WeakSet[_Idle]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_idle() -> None:
+    """At exit the threads' locals may outlive the interpreter's collector: close what is left."""
+    for idle in list(_ALL_IDLE):
+        conn = idle.take()
+        if conn is not None:
+            conn.close()
 
 
 class Transport:
@@ -88,16 +122,17 @@ class Transport:
                           {k.lower(): v for k, v in response.getheaders()}, data)
         finally:
             if kept:
-                self._idle.conn, self._idle.since = conn, time.monotonic()
+                self._idle.kept = _Idle(conn, time.monotonic())
             else:
                 conn.close()
 
     def _take(self, timeout: float) -> http.client.HTTPConnection:
         """This thread's idle connection if it was used within REUSE_IDLE seconds, else a new one."""
-        conn: Optional[http.client.HTTPConnection] = getattr(self._idle, "conn", None)
-        self._idle.conn = None
+        idle: Optional[_Idle] = getattr(self._idle, "kept", None)
+        self._idle.kept = None
+        conn = None if idle is None else idle.take()
         if conn is not None:
-            if conn.sock is not None and time.monotonic() - self._idle.since <= REUSE_IDLE:
+            if conn.sock is not None and time.monotonic() - idle.since <= REUSE_IDLE:
                 conn.timeout = timeout
                 conn.sock.settimeout(timeout)
                 return conn
