@@ -10,10 +10,11 @@ test('a group is granted, renewed by its id and released together', async () => 
   const a = unique('group/a');
   const b = unique('group/b');
   const locks = [`main/${a}`, `main/${b}`];
-  const group = await client.withLeases(locks, { ttlMs: 600, waitMs: 5000 }, async (group) => {
+  // A ttl of 3 s renewed every 1 s: a loaded machine has 2 s for a renewal's round trip.
+  const group = await client.withLeases(locks, { ttlMs: 3000, waitMs: 5000 }, async (group) => {
     assert.ok(group.groupId.startsWith('lg1~'), group.groupId);
     assert.deepEqual([...group.tokens.keys()].sort(), [...locks].sort());
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // past the ttl: only renewals keep it
+    await new Promise((resolve) => setTimeout(resolve, 3500)); // past the ttl: only renewals keep it
     assert.equal(group.held, true);
     assert.equal(group.signal.aborted, false);
     assert.equal(await client.acquire(locks[1], { ttlMs: 1000 }), null, 'every member is still held');
