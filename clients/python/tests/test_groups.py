@@ -18,11 +18,12 @@ class GroupTest(unittest.TestCase):
 
     def test_a_group_is_granted_renewed_and_released_together(self) -> None:
         a, b = fresh_key("group-a"), fresh_key("group-b")
-        # A ttl of 3 s renewed every 1 s: a loaded machine has 2 s for a renewal's round trip.
-        with self.client.leases([lock_of(a), lock_of(b)], ttl=3, wait=5) as group:
+        # A ttl of 4.5 s renewed every 1.5 s: a loaded machine (load 40 here: a 3 s ttl was lost) has
+        # 3 s for a renewal's round trip.
+        with self.client.leases([lock_of(a), lock_of(b)], ttl=4.5, wait=5) as group:
             self.assertEqual(sorted(group.tokens), sorted([lock_of(a), lock_of(b)]))
             self.assertTrue(group.group_id.startswith("lg1~"), group.group_id)
-            time.sleep(3.5)  # past the ttl: only the group's renewals keep both members
+            time.sleep(5)  # past the ttl: only the group's renewals keep both members
             self.assertTrue(group.held, group)
             self.assertIsNone(self.client.acquire(lock_of(b), ttl=1, wait=0), "every member is still held")
             for key in (a, b):
