@@ -96,7 +96,8 @@ final class Notes {
               threads, the client's `put` against `http.client` with one keep-alive connection a thread;
               in Node 16 async loops, the client's `write` against `fetch` (Node's own, pooled). Both
               loops send the same header and body, check the status and read the answer; the ratio is
-              the client's cost over the least a user of that language would write.
+              the client's cost over the least a user of that language would write. Every measurement
+              is a fresh process, so its warm-up is at least 3 s (Node's JIT starts cold each time).
             - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain
               update of the same 1000 rows, autocommit, HikariCP. Files: `FilesGuardedStore.write`
               against a plain temp-file, fsync, rename, fsync-the-directory write.
