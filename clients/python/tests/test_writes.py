@@ -3,6 +3,7 @@ import socket
 import threading
 import time
 import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 import fencegate
@@ -143,6 +144,41 @@ class WriteTest(unittest.TestCase):
             self.assertLess(time.monotonic() - started, 5)
         finally:
             silent.close()
+
+    def test_a_busy_thread_reuses_its_connection_and_threads_never_share_one(self) -> None:
+        connections = []
+
+        class Answer(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive
+
+            def setup(self) -> None:
+                connections.append(self.client_address)
+                super().setup()
+
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Length", "1")
+                self.send_header("Fencing-Token", "1")
+                self.end_headers()
+                self.wfile.write(b"v")
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            c = fencegate.Client("http://127.0.0.1:%d" % server.server_address[1], timeout=5)
+            for _ in range(5):
+                self.assertEqual(c.get(STORE, "k"), fencegate.Value(b"v", 1))
+            self.assertEqual(len(connections), 1, "five calls of one thread, one connection")
+            other = threading.Thread(target=lambda: c.get(STORE, "k"))
+            other.start()
+            other.join(10)
+            self.assertEqual(len(connections), 2, "another thread opens its own")
+        finally:
+            server.shutdown()
+            server.server_close()
 
     def test_an_unreachable_gateway_is_connect_failed(self) -> None:
         closed = socket.socket()

@@ -3,8 +3,10 @@ import { exchange, type Answer, type Request } from './http.js';
 import * as input from './input.js';
 import type { Token } from './input.js';
 import { bigintMember, parseAnswer, type JsonAnswer } from './json.js';
+import { LeaseGroupKeepAlive, groupOf, type GroupKeepAliveOptions, type LeaseGroup } from './group.js';
 import { LeaseKeepAlive, type KeepAliveOptions, type Lease, type Renewer } from './lease.js';
-import type { ReadOutcome, StatementOutcome, WriteOutcome, Stale, AlreadyApplied } from './outcomes.js';
+import type { ClaimOutcome, ReadOutcome, StatementOutcome, WriteOutcome, Stale, AlreadyApplied } from './outcomes.js';
+import { Transaction, claimBody, claimed, committed, refused } from './transaction.js';
 
 export interface ClientOptions {
   /** Sent as `Authorization: Bearer <key>` on every call. */
@@ -34,8 +36,11 @@ export interface AcquireOptions {
 
 export type WithLeaseOptions = AcquireOptions & KeepAliveOptions;
 
+export type WithLeasesOptions = AcquireOptions & GroupKeepAliveOptions;
+
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MIN_TTL_MS = 100;
+const MAX_GROUP = 8; // locks in one lease group, the gateway's bound
 
 /**
  * A client for the fencegate gateway's HTTP API. Share one per gateway.
@@ -185,15 +190,78 @@ export class Client {
       await this.release(lease.leaseId).catch(() => false);
       throw e;
     }
-    let result: T;
-    try {
-      result = await work(keepAlive);
-    } catch (failed) {
-      await keepAlive.release().catch(() => false);
-      throw failed;
+    return runThenRelease(keepAlive, work);
+  }
+
+  /**
+   * Acquires every lock in `locks` or none (1 to 8 distinct names), waiting up to `waitMs` in all:
+   * null if one is still held then (423), and then nothing is held. The gateway takes them in one
+   * canonical order, so groups that cross never deadlock. Nothing renews it: use `withLeases`, or
+   * renew and release its `groupId` as a lease id.
+   */
+  async acquireAll(locks: readonly string[], options: AcquireOptions, call: CallOptions = {}): Promise<LeaseGroup | null> {
+    if (!Array.isArray(locks)) {
+      throw new TypeError(`locks must be an array of lock names, got ${typeof locks}`);
     }
-    await keepAlive.release();
-    return result;
+    if (locks.length < 1 || locks.length > MAX_GROUP) {
+      throw new RangeError(`locks must name 1 to ${MAX_GROUP} locks, got ${locks.length}`);
+    }
+    locks.forEach((lock, i) => input.text(`locks[${i}]`, lock));
+    if (new Set(locks).size !== locks.length) {
+      throw new RangeError(`locks must be distinct, got ${JSON.stringify(locks)}`);
+    }
+    const o = input.options('options', options);
+    const ttlMs = input.integer('options.ttlMs', o.ttlMs, MIN_TTL_MS);
+    const waitMs = o.waitMs === undefined ? 0 : input.integer('options.waitMs', o.waitMs, 0);
+    const base = this.#request('POST', 'v1/leases', call, undefined, JSON.stringify({ locks, ttlMs, waitMs }), 'application/json');
+    // The locks are taken one after another: the bound is the wait plus a timeout per lock.
+    const request = { ...base, timeoutMs: base.timeoutMs * locks.length + waitMs };
+    const startedAt = performance.now();
+    const r = await this.#send(request);
+    if (r.status === 423) {
+      return null;
+    }
+    if (r.status !== 201) {
+      throw this.#problem(r, request);
+    }
+    const group = groupOf(r.text(), locks, ttlMs, startedAt);
+    if (group === undefined) {
+      throw new FencegateError(r.status, { detail: `not a lease group: ${clip(r.text())}` }, 'POST /v1/leases');
+    }
+    return group;
+  }
+
+  /**
+   * `withLease` for several locks: acquires every one or none (`acquireAll`), runs `work` while the
+   * group is kept alive as one lease (renewed by its group id at ttl/3), and releases every member
+   * however `work` ends. Rejects with a `LockHeldError` if a lock is still held after `waitMs`.
+   * Losing any member loses the group: `group.signal` aborts, once. Each write carries its own
+   * lock's token (`group.token(lock)`).
+   */
+  async withLeases<T>(locks: readonly string[], options: WithLeasesOptions, work: (group: LeaseGroupKeepAlive) => T | Promise<T>): Promise<T> {
+    if (typeof work !== 'function') {
+      throw new TypeError('work must be a function');
+    }
+    input.options('options', options);
+    const o = options;
+    if (o.onLost !== undefined && typeof o.onLost !== 'function') {
+      throw new TypeError('options.onLost must be a function');
+    }
+    const group = await this.acquireAll(locks, o);
+    if (group === null) {
+      throw new LockHeldError(
+        { detail: `a lock of ${JSON.stringify(locks)} still held after waiting ${o.waitMs ?? 0} ms` },
+        'POST /v1/leases',
+      );
+    }
+    let keepAlive: LeaseGroupKeepAlive;
+    try {
+      keepAlive = await LeaseGroupKeepAlive.start(this.#renewer, group, o.onLost ? { onLost: o.onLost } : {});
+    } catch (e) {
+      await this.release(group.groupId).catch(() => false);
+      throw e;
+    }
+    return runThenRelease(keepAlive, work);
   }
 
   // ---- items ---------------------------------------------------------------------------------
@@ -268,6 +336,39 @@ export class Client {
       return this.#refusal(r, request, t);
     }
     throw this.#problem(r, request);
+  }
+
+  /**
+   * Puts and deletes of several items of `store`, each with its own token, applied together or not
+   * at all: add them, then `commit()`. SQL stores only (the files store refuses it: a FencegateError).
+   */
+  transaction(store: string): Transaction {
+    const path = `v1/stores/${input.segment('store', store)}/transactions`;
+    return new Transaction(async (body, call) => {
+      const request = this.#request('POST', path, call, undefined, body, 'application/json');
+      const r = await this.#send(request);
+      const outcome = r.status === 200 ? committed(r.text()) : r.status === 409 ? refused(r.text()) : undefined;
+      if (outcome === undefined) {
+        throw this.#problem(r, request);
+      }
+      return outcome;
+    });
+  }
+
+  /**
+   * Fenced reads of several items in one call, `tokens` mapping each key to its token: every item's
+   * fence is raised to its token and the items answered (`claimed`), or, if any item has a higher
+   * fence, none is (`refused`, naming every such item).
+   */
+  async getAll(store: string, tokens: ReadonlyMap<string, Token> | Readonly<Record<string, Token>>, call: CallOptions = {}): Promise<ClaimOutcome> {
+    const path = `v1/stores/${input.segment('store', store)}/fenced-reads`;
+    const request = this.#request('POST', path, call, undefined, claimBody(tokens), 'application/json');
+    const r = await this.#send(request);
+    const outcome = r.status === 200 ? claimed(r.text()) : r.status === 409 ? refused(r.text()) : undefined;
+    if (outcome === undefined) {
+      throw this.#problem(r, request);
+    }
+    return outcome;
   }
 
   // ---- requests and answers --------------------------------------------------------------------
@@ -357,6 +458,19 @@ export class Client {
     }
     return new FencegateError(r.status, { detail: clip(r.text()) }, context);
   }
+}
+
+/** Runs `work` under a kept-alive lease or group and releases it however `work` ends. */
+async function runThenRelease<K extends { release(): Promise<boolean> }, T>(kept: K, work: (kept: K) => T | Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await work(kept);
+  } catch (failed) {
+    await kept.release().catch(() => false);
+    throw failed; // the work's own failure is the one to see
+  }
+  await kept.release();
+  return result;
 }
 
 function itemPath(store: string, key: string): string {

@@ -1,5 +1,8 @@
 export { Client } from './client.js';
-export type { ClientOptions, CallOptions, ReadOptions, AcquireOptions, WithLeaseOptions } from './client.js';
+export type { ClientOptions, CallOptions, ReadOptions, AcquireOptions, WithLeaseOptions, WithLeasesOptions } from './client.js';
+export { LeaseGroupKeepAlive } from './group.js';
+export type { LeaseGroup, GroupKeepAliveOptions } from './group.js';
+export { Transaction } from './transaction.js';
 export { LeaseKeepAlive } from './lease.js';
 export type { Lease, KeepAliveOptions } from './lease.js';
 export { FencegateError, LockHeldError, TransportError, LeaseLostError } from './errors.js';
@@ -15,4 +18,9 @@ export type {
   ReadOutcome,
   StatementApplied,
   StatementOutcome,
+  Committed,
+  Claimed,
+  Refused,
+  TransactionOutcome,
+  ClaimOutcome,
 } from './outcomes.js';

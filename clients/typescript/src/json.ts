@@ -109,3 +109,29 @@ function match(text: string, pattern: RegExp, at: number): string | undefined {
 function skip(text: string, pattern: RegExp, at: number): number {
   return at + (match(text, pattern, at)?.length ?? 0);
 }
+
+/** The members that carry tokens, wherever they are nested (groups, transactions, multi-reads). */
+const TOKEN_MEMBER = /([{,]\s*)"(token|currentToken|fence|previousToken)"(\s*:\s*)(-?\d+)(?=\s*[,}\]])/g;
+
+/**
+ * Parses an answer whose tokens sit in nested objects: every integer member named token,
+ * currentToken, fence or previousToken becomes its decimal text before parsing, so `exactToken`
+ * reads it exactly. Only a member name right after `{` or `,` matches: inside a JSON string a quote
+ * is escaped, so a key or value that merely looks like a member is left alone.
+ */
+export function parseExact(text: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(text.replace(TOKEN_MEMBER, '$1"$2"$3"$4"'));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new SyntaxError('not a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** A token member of a `parseExact` object as a bigint (0n when absent). */
+export function exactToken(o: unknown, name: string): bigint {
+  const v = o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[name] : undefined;
+  if (typeof v === 'string' && /^-?\d+$/.test(v)) {
+    return BigInt(v);
+  }
+  return typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : 0n;
+}

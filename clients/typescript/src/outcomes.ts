@@ -65,3 +65,31 @@ export interface StatementApplied {
 
 /** What a named statement did. */
 export type StatementOutcome = StatementApplied | Stale | AlreadyApplied;
+
+/** A transaction applied every put and delete together: by key, in the order they were added. */
+export interface Committed {
+  readonly kind: 'committed';
+  readonly items: ReadonlyMap<string, Applied>;
+}
+
+/** A fenced multi-read raised every item's fence to its token: by key, in the order given (a missing item is claimed too). */
+export interface Claimed {
+  readonly kind: 'claimed';
+  readonly items: ReadonlyMap<string, Value | NotFound>;
+}
+
+/**
+ * The gateway refused a transaction or a fenced multi-read (409): at least one item's guard refused
+ * its token, so nothing was applied and no fence raised. `items` names every refused item by key,
+ * in request order, with its `currentToken` and `fence`.
+ */
+export interface Refused {
+  readonly kind: 'refused';
+  readonly items: ReadonlyMap<string, Stale>;
+}
+
+/** What a transaction did: all of it, or none of it. */
+export type TransactionOutcome = Committed | Refused;
+
+/** What a fenced multi-read did: every item claimed, or none. */
+export type ClaimOutcome = Claimed | Refused;

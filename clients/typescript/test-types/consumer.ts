@@ -12,6 +12,14 @@ import {
   type ReadOutcome,
   type StatementOutcome,
   type WriteOutcome,
+  type ClaimOutcome,
+  type Claimed,
+  type Committed,
+  type LeaseGroup,
+  type LeaseGroupKeepAlive,
+  type Refused,
+  type Transaction,
+  type TransactionOutcome,
 } from '@fencegate/client';
 
 const client = new Client('http://127.0.0.1:8080', { apiKey: 'key', timeoutMs: 5000 });
@@ -66,3 +74,25 @@ export function errors(e: unknown): string | undefined {
 void client.write('main', 'a', '5', 'v');
 // @ts-expect-error ttlMs is required
 void client.acquire('main/a', {});
+
+export async function groupAndTransaction(): Promise<string> {
+  return client.withLeases(['main/a', 'main/b'], { ttlMs: 10_000, waitMs: 5000, onLost: (r: LeaseLoss, g: LeaseGroupKeepAlive) => void [r, g.groupId] }, async (group) => {
+    const read: ClaimOutcome = await client.getAll('main', { a: group.token('main/a') }, { signal: group.signal });
+    const tx: Transaction = client.transaction('main').put('a', group.token('main/a'), 'x').delete('b', group.token('main/b'));
+    const outcome: TransactionOutcome = await tx.commit({ signal: group.signal });
+    const tokens: ReadonlyMap<string, bigint> = group.tokens;
+    if (outcome.kind === 'refused' || read.kind === 'refused') {
+      const why: Refused = outcome.kind === 'refused' ? outcome : (read as Refused);
+      return [...why.items].map(([key, stale]) => `${key}: fence ${stale.fence}`).join(', ');
+    }
+    const committed: Committed = outcome;
+    const claimed: Claimed = read;
+    const first = claimed.items.get('a');
+    return `${committed.items.size} ${tokens.size} ${first?.kind === 'value' ? first.text() : 'none'}`;
+  });
+}
+
+export async function groupByHand(): Promise<boolean> {
+  const group: LeaseGroup | null = await client.acquireAll(['main/a'], { ttlMs: 1000 });
+  return group !== null && (await client.release(group.groupId));
+}

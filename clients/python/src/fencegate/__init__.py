@@ -10,15 +10,18 @@
 from ._client import Client
 from ._errors import (CallTimedOut, ConnectFailed, FencegateError, LockHeld, ProblemError,
                       TransportError)
+from ._group import LeaseGroup
 from ._lease import Lease, LeaseLoss, LostSignal
-from ._outcomes import (AlreadyApplied, Applied, Executed, Grant, NotFound, ReadOutcome, Stale,
-                        StatementOutcome, Value, WriteOutcome)
+from ._outcomes import (AlreadyApplied, Applied, Claimed, ClaimOutcome, Committed, Executed, Grant,
+                        GroupGrant, NotFound, ReadOutcome, Refused, Stale, StatementOutcome,
+                        TransactionOutcome, Value, WriteOutcome)
+from ._transaction import Transaction
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
-    "Client", "Lease", "LeaseLoss", "LostSignal", "Grant",
-    "Applied", "AlreadyApplied", "Stale", "Value", "NotFound", "Executed",
-    "WriteOutcome", "ReadOutcome", "StatementOutcome",
+    "Client", "Lease", "LeaseLoss", "LostSignal", "Grant", "GroupGrant", "LeaseGroup", "Transaction",
+    "Applied", "AlreadyApplied", "Stale", "Value", "NotFound", "Executed", "Committed", "Claimed", "Refused",
+    "WriteOutcome", "ReadOutcome", "StatementOutcome", "TransactionOutcome", "ClaimOutcome",
     "FencegateError", "ProblemError", "LockHeld", "TransportError", "ConnectFailed", "CallTimedOut",
 ]

@@ -45,6 +45,22 @@ def text(value: Any, name: str) -> str:
     return value
 
 
+MAX_GROUP = 8  # locks in one lease group, the gateway's bound
+
+
+def locks(value: Any) -> list:
+    """A lease group's locks: 1 to 8 distinct names (a str alone is refused: it is no list of locks)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError("locks must be a list of lock names, got %s" % type(value).__name__)
+    if not 1 <= len(value) <= MAX_GROUP:
+        raise ValueError("locks must name 1 to %d locks, got %d" % (MAX_GROUP, len(value)))
+    for i, name in enumerate(value):
+        text(name, "locks[%d]" % i)
+    if len(set(value)) != len(value):
+        raise ValueError("locks must be distinct, got %r" % (list(value),))
+    return list(value)
+
+
 def key(value: Any) -> str:
     """The gateway's key rule: '/'-separated segments, none empty, '.' or '..'."""
     text(value, "key")

@@ -5,16 +5,19 @@ import json
 import ssl
 import time
 from datetime import datetime, timezone
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
 
 from . import _checks as check
 from ._errors import ConnectFailed, LockHeld, ProblemError, TransportError
 from ._http import Answer, Transport
+from ._group import LeaseGroup
 from ._lease import Lease, LeaseLoss
-from ._outcomes import (AlreadyApplied, Applied, Executed, Grant, NotFound, ReadOutcome, Stale,
-                        StatementOutcome, Value, WriteOutcome)
+from ._outcomes import (AlreadyApplied, Applied, ClaimOutcome, Executed, Grant, GroupGrant, NotFound,
+                        ReadOutcome, Stale, StatementOutcome, Value, WriteOutcome)
+from ._transaction import TokensByKey, Transaction, claim_body, claimed
 
 OnLost = Callable[[Lease, LeaseLoss], None]
+OnGroupLost = Callable[[LeaseGroup, LeaseLoss], None]
 
 
 class Client:
@@ -105,6 +108,56 @@ class Client:
                            "lock %r is still held after waiting %g s" % (lock, wait))
         return self.keep_alive(grant, ttl, on_lost)
 
+    def acquire_all(self, locks: Sequence[str], ttl: float, wait: float = 0) -> Optional[GroupGrant]:
+        """Acquires every lock in ``locks`` or none (1 to 8 distinct names), waiting up to ``wait``
+        seconds in all; None if one is still held then (423), and then nothing is held. The gateway
+        takes them in one canonical order, so groups that cross never deadlock. Nothing renews the
+        grant: use :meth:`leases`, or renew and release its ``group_id`` as a lease id."""
+        locks = check.locks(locks)
+        ttl = check.seconds(ttl, "ttl", check.MIN_TTL)
+        wait = check.seconds(wait, "wait", 0, allow_zero=True)
+        body = json.dumps({"locks": locks, "ttlMs": check.millis(ttl), "waitMs": check.millis(wait)}).encode()
+        started_at = time.monotonic()
+        # The locks are taken one after another: the bound is the wait plus a timeout per lock.
+        answer = self._call("POST", "/v1/leases", self.timeout * len(locks) + wait, body,
+                            {"Content-Type": "application/json"})
+        if answer.status == 423:
+            return None
+        if answer.status != 201:
+            raise _problem(answer)
+        j = _json(answer)
+        try:
+            grants = tuple(Grant(lock=str(m["lock"]), lease_id=str(m["leaseId"]), token=check.token(m["token"]),
+                                 expires_at=_instant(m.get("expiresAt")), ttl=ttl, started_at=started_at)
+                           for m in j["leases"])
+            if sorted(g.lock for g in grants) != sorted(locks):
+                raise ValueError("granted %s for %s" % ([g.lock for g in grants], locks))
+            return GroupGrant(group_id=str(j["groupId"]), grants=grants, ttl=ttl, started_at=started_at)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ProblemError(answer.status, "about:blank", "unreadable response",
+                               "not a lease group: %r (%s)" % (answer.body[:200], e)) from e
+
+    def leases(self, locks: Sequence[str], ttl: float, wait: float = 0,
+               on_lost: Optional[OnGroupLost] = None) -> LeaseGroup:
+        """:meth:`lease` for several locks: acquires every one or none (waiting up to ``wait``) and
+        keeps the group alive as one lease; raises :class:`LockHeld` if a lock is still held then.
+        Each write carries its own lock's token::
+
+            with client.leases(["main/stock/a", "main/stock/b"], ttl=10, wait=5) as group:
+                client.transaction("main").put("stock/a", b"3", token=group.token("main/stock/a")) ...
+        """
+        if on_lost is not None and not callable(on_lost):
+            raise TypeError("on_lost must be callable")
+        grant = self.acquire_all(locks, ttl, wait)
+        if grant is None:
+            raise LockHeld(423, "urn:fencegate:problem:lock-held", "Locked",
+                           "a lock of %s is still held after waiting %g s" % (list(locks), wait))
+        try:
+            return LeaseGroup(self, grant, check.seconds(ttl, "ttl", check.MIN_TTL), on_lost)
+        except BaseException:
+            self.release(grant.group_id)
+            raise
+
     def _renew(self, lease_id: str, timeout: float) -> Optional[datetime]:
         check.text(lease_id, "lease_id")
         answer = self._call("POST", "/v1/leases/" + check.segment(lease_id) + "/renew", timeout)
@@ -172,6 +225,23 @@ class Client:
             raise TypeError("params must be JSON values: %s" % e) from e
         path = "/v1/stores/%s/statements/%s" % (check.segment(store), check.segment(name))
         return self._guarded("POST", path, token, retries, body, "application/json")  # type: ignore[return-value]
+
+    def transaction(self, store: str) -> Transaction:
+        """Puts and deletes of several items of ``store``, each with its own token, applied together
+        or not at all: add them, then :meth:`Transaction.commit`. SQL stores only (the files store
+        refuses it with a :class:`ProblemError`)."""
+        return Transaction(self, store)
+
+    def get_all(self, store: str, tokens: TokensByKey) -> ClaimOutcome:
+        """Fenced reads of several items in one call, ``tokens`` mapping each key to its token:
+        every item's fence is raised to its token and the items answered (:class:`Claimed`), or, if
+        any item has a higher fence, none is (:class:`Refused`, naming every such item)."""
+        check.text(store, "store")
+        return claimed(self._post_items(store, "fenced-reads", claim_body(tokens)))
+
+    def _post_items(self, store: str, route: str, body: Dict[str, Any]) -> Answer:
+        path = "/v1/stores/%s/%s" % (check.segment(store), route)
+        return self._call("POST", path, self.timeout, json.dumps(body).encode(), {"Content-Type": "application/json"})
 
     def _guarded(self, method: str, path: str, token: int, retries: int, body: Optional[bytes] = None,
                  content_type: Optional[str] = None) -> Any:

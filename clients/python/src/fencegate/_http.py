@@ -1,18 +1,28 @@
 """One HTTP exchange with the gateway, bounded by a timeout, on the standard library's http.client.
 
-A new connection per call: nothing is shared between threads, so the keep-alive threads and the
-caller's threads never wait on each other's sockets.
+Each thread keeps its own keep-alive connection: nothing is shared between threads, so the
+keep-alive threads and the caller's threads never wait on each other's sockets, and a busy thread
+does not pay a new TCP connection a call. A connection idle for more than REUSE_IDLE seconds is
+closed and a new one opened instead: far below any server's or proxy's idle timeout (the gateway's
+is twice its request timeout, 60 s by default), so a reused connection is never one the other side
+is closing, and a failed exchange is a real failure, reported as such (a write may have applied), never
+sent again behind the caller's back.
 """
 from __future__ import annotations
 
+import atexit
 import http.client
 import socket
 import ssl
+import threading
 import time
+import weakref
 from typing import Dict, NamedTuple, Optional
 from urllib.parse import urlsplit
 
 from ._errors import CallTimedOut, ConnectFailed, TransportError
+
+REUSE_IDLE = 2.0  # seconds a thread's connection may sit idle and still be reused
 
 
 class Answer(NamedTuple):
@@ -20,6 +30,38 @@ class Answer(NamedTuple):
     content_type: str
     headers: Dict[str, str]
     body: bytes
+
+
+class _Idle:
+    """A thread's idle connection. Closed when dropped: when its thread ends (the thread's locals go
+    away with it) or its client is discarded, so no socket is left for the garbage collector."""
+
+    __slots__ = ("conn", "since", "__weakref__")
+
+    def __init__(self, conn: http.client.HTTPConnection, since: float) -> None:
+        self.conn: Optional[http.client.HTTPConnection] = conn
+        self.since = since
+        _ALL_IDLE.add(self)
+
+    def take(self) -> Optional[http.client.HTTPConnection]:
+        conn, self.conn = self.conn, None
+        return conn
+
+    def __del__(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+_ALL_IDLE: "weakref.WeakSet[_Idle]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_idle() -> None:
+    """At exit the threads' locals may outlive the interpreter's collector: close what is left."""
+    for idle in list(_ALL_IDLE):
+        conn = idle.take()
+        if conn is not None:
+            conn.close()
 
 
 class Transport:
@@ -47,25 +89,24 @@ class Transport:
         self.authorization = None if api_key is None else "Bearer " + api_key
         self.ssl_context = ssl_context
         self.url = url
+        self._idle = threading.local()  # this thread's connection, and when its last exchange ended
 
     def exchange(self, method: str, path: str, timeout: float, body: Optional[bytes] = None,
                  headers: Optional[Dict[str, str]] = None) -> Answer:
         """Sends one request; the whole exchange ends within about ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
-        if self.secure:
-            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                self.host, self.port, timeout=timeout, context=self.ssl_context)
-        else:
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        conn = self._take(timeout)
         all_headers = {"Accept": "application/json, application/problem+json, */*"}
         if self.authorization:
             all_headers["Authorization"] = self.authorization
         all_headers.update(headers or {})
+        kept = False
         try:
-            try:
-                conn.connect()
-            except (socket.timeout, OSError) as e:
-                raise ConnectFailed("cannot connect to %s: %s" % (self.url, e)) from e
+            if conn.sock is None:
+                try:
+                    conn.connect()
+                except (socket.timeout, OSError) as e:
+                    raise ConnectFailed("cannot connect to %s: %s" % (self.url, e)) from e
             try:
                 conn.request(method, self.prefix + path, body=body, headers=all_headers)
                 _shrink(conn, deadline)
@@ -76,10 +117,29 @@ class Transport:
                 raise CallTimedOut("%s %s: no answer within %.3g s" % (method, path, timeout)) from e
             except (OSError, http.client.HTTPException) as e:
                 raise TransportError("%s %s: %s: %s" % (method, path, type(e).__name__, e)) from e
+            kept = not response.will_close
             return Answer(response.status, response.getheader("Content-Type", "") or "",
                           {k.lower(): v for k, v in response.getheaders()}, data)
         finally:
+            if kept:
+                self._idle.kept = _Idle(conn, time.monotonic())
+            else:
+                conn.close()
+
+    def _take(self, timeout: float) -> http.client.HTTPConnection:
+        """This thread's idle connection if it was used within REUSE_IDLE seconds, else a new one."""
+        idle: Optional[_Idle] = getattr(self._idle, "kept", None)
+        self._idle.kept = None
+        conn = None if idle is None else idle.take()
+        if conn is not None:
+            if conn.sock is not None and time.monotonic() - idle.since <= REUSE_IDLE:
+                conn.timeout = timeout
+                conn.sock.settimeout(timeout)
+                return conn
             conn.close()
+        if self.secure:
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout, context=self.ssl_context)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
 
 def _shrink(conn: http.client.HTTPConnection, deadline: float) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,68 @@ class Executed:
     applied = True
 
 
+@dataclass(frozen=True)
+class GroupGrant:
+    """Leases on several locks granted together, all or none: one :class:`Grant` per lock, each with
+    a token from its own lock's sequence. ``group_id`` renews, releases and watches the whole group
+    where a lease id goes; ``grants`` are in the gateway's canonical order (UTF-8 byte order)."""
+
+    group_id: str
+    grants: Tuple[Grant, ...]
+    ttl: Optional[float] = None
+    started_at: Optional[float] = field(default=None, compare=False)
+
+    @property
+    def locks(self) -> List[str]:
+        return [g.lock for g in self.grants]
+
+    @property
+    def tokens(self) -> Dict[str, int]:
+        """Lock to token: send each lock's token with writes guarded by that lock."""
+        return {g.lock: g.token for g in self.grants}
+
+    def token(self, lock: str) -> int:
+        """The token of ``lock``'s lease; KeyError if the group holds no lease on it."""
+        for g in self.grants:
+            if g.lock == lock:
+                return g.token
+        raise KeyError("the group holds no lease on %r (it holds %s)" % (lock, ", ".join(self.locks)))
+
+    @property
+    def expires_at(self) -> datetime:
+        """The earliest member's expiry: the group's."""
+        return min(g.expires_at for g in self.grants)
+
+
+@dataclass(frozen=True)
+class Committed:
+    """A transaction applied every put and delete together: by key, in the order they were added."""
+
+    items: Dict[str, Applied]
+    applied = True
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """A fenced multi-read raised every item's fence to its token: by key, in the order given, a
+    :class:`Value` or a :class:`NotFound` (a missing item is claimed too)."""
+
+    items: Dict[str, Union[Value, NotFound]]
+    applied = True
+
+
+@dataclass(frozen=True)
+class Refused:
+    """409: at least one item's guard refused its token, so nothing was applied and no fence raised.
+    ``items`` names every refused item by key, in request order, with why (:class:`Stale`: its
+    ``current_token`` and ``fence``)."""
+
+    items: Dict[str, Stale]
+    applied = False
+
+
 WriteOutcome = Union[Applied, Stale, AlreadyApplied]
 ReadOutcome = Union[Value, NotFound, Stale]
 StatementOutcome = Union[Executed, Stale, AlreadyApplied]
+TransactionOutcome = Union[Committed, Refused]
+ClaimOutcome = Union[Claimed, Refused]

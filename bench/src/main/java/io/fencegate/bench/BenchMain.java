@@ -12,8 +12,8 @@ import java.util.Set;
 /**
  * Runs every comparison and writes the report. {@code ./bench/run} is the command; the arguments:
  * {@code --profile full|smoke} (default full), {@code --out FILE} (default docs/BENCHMARKS.md),
- * {@code --only zookeeper,redis,sql,gateway,client,transfer,multilock,library,shedlock} (default all but client,
- * transfer and multilock: parts of other groups, to run alone).
+ * {@code --only zookeeper,redis,sql,gateway,client,transfer,multilock,python-node,library,shedlock} (default all
+ * but client, transfer and multilock: parts of other groups, to run alone).
  */
 public final class BenchMain {
     /**
@@ -21,7 +21,7 @@ public final class BenchMain {
      * transfer alone, {@code multilock} the MultiLock scenarios of the zookeeper, redis and sql groups alone.
      */
     static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "transfer", "multilock",
-            "library", "shedlock");
+            "python-node", "library", "shedlock");
 
     private BenchMain() {}
 
@@ -32,7 +32,7 @@ public final class BenchMain {
         }
         Profile profile = Profile.FULL;
         Path out = Path.of("docs/BENCHMARKS.md");
-        Set<String> only = Set.of("zookeeper", "redis", "sql", "gateway", "library", "shedlock");
+        Set<String> only = Set.of("zookeeper", "redis", "sql", "gateway", "python-node", "library", "shedlock");
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -93,6 +93,12 @@ public final class BenchMain {
                 all.addAll(runAll(profile, part(gateway.scenarios(), groups.contains("gateway"),
                         groups.contains("client") ? GatewayWrites.CLIENT : null,
                         groups.contains("transfer") ? GatewayTransfers.SECTION : null)));
+            }
+        }
+        if (groups.contains("python-node")) {
+            // Run from the checkout's root (bench/run's working directory): the clients and scripts are there.
+            try (ClientLanguages languages = new ClientLanguages(work.resolve("python-node"), Path.of("").toAbsolutePath())) {
+                all.addAll(runAll(profile, languages.scenarios()));
             }
         }
         if (groups.contains("library")) {

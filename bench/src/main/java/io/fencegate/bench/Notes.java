@@ -90,6 +90,14 @@ final class Notes {
               slot, started in the previous one's dependent stage, made by that same thread) against a
               pooled Vert.x `WebClient`, 16 PUTs in flight each, on the same gateway and store; and the
               same client on a JDK `HttpClient` (HTTP/1.1, direct executor), the client's earlier transport.
+            - **Python and Node clients.** A gateway of their own with the Java client's store (reactive
+              Postgres, `same-lease`, one store lock, 100-byte values over 10k keys). Each measurement is
+              a child process of the language (`bench/clients/`), 16 PUTs in flight: in Python 16
+              threads, the client's `put` against `http.client` with one keep-alive connection a thread;
+              in Node 16 async loops, the client's `write` against `fetch` (Node's own, pooled). Both
+              loops send the same header and body, check the status and read the answer; the ratio is
+              the client's cost over the least a user of that language would write. Every measurement
+              is a fresh process, so its warm-up is at least 3 s (Node's JIT starts cold each time).
             - **Library.** jOOQ on Postgres: `TokenColumnGuard` (`admits` + `advanceTo`) against the plain
               update of the same 1000 rows, autocommit, HikariCP. Files: `FilesGuardedStore.write`
               against a plain temp-file, fsync, rename, fsync-the-directory write.

@@ -93,6 +93,10 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
         target(rows, "FencegateClient ≥ 0.8× a pooled async client (Vert.x WebClient), 16 in flight", 0.8,
                 find(GatewayWrites.CLIENT, "in flight", 16), "FencegateClient", "Vert.x WebClient");
         multiTargets(rows);
+        target(rows, "Python client ≥ 0.8× a plain http.client loop, same route, 16 in flight", 0.8,
+                find(ClientLanguages.SECTION, ClientLanguages.PYTHON, 16), "fencegate client (Python)", "http.client");
+        target(rows, "Node client ≥ 0.8× a plain fetch loop, same route, 16 in flight", 0.8,
+                find(ClientLanguages.SECTION, ClientLanguages.NODE, 16), "@fencegate/client (Node)", "fetch");
         for (int c : new int[] {1, 16, 64}) {
             target(rows, "(no target) gateway on MariaDB ÷ the JDBC store as a library, " + c + " in flight", Double.NaN,
                     find(GatewayWrites.MARIADB, "in flight", c), "fencegate gateway", "JdbcGuardedStore");

@@ -46,7 +46,8 @@ class ReleaseArchiveIT {
         assertThat(Files.getPosixFilePermissions(dist.bin)).contains(PosixFilePermission.OWNER_EXECUTE);
         for (String file : List.of("conf/fencegate.yaml", "conf/logback.xml", "conf/examples/redis-mariadb.yaml",
                 "conf/examples/zookeeper-postgres.yaml", "LICENSE", "THIRD-PARTY.txt", "VERSION",
-                "clients/fencegate-client-" + System.getProperty("fencegate.version") + ".tgz")) {
+                "clients/typescript/fencegate-client-" + System.getProperty("fencegate.version") + ".tgz",
+                "clients/typescript/README.md", "clients/python/README.md")) {
             assertThat(dist.root.resolve(file)).as(file).isRegularFile();
         }
         assertThat(Files.readString(dist.root.resolve("LICENSE"))).contains("Apache License", "Version 2.0");
@@ -58,7 +59,10 @@ class ReleaseArchiveIT {
             assertThat(python.getEntry("fencegate/__init__.py")).isNotNull();
             assertThat(python.getEntry("fencegate/py.typed")).isNotNull();
         }
-        assertThat(dist.root.resolve("clients/python/README.md")).isRegularFile();
+        try (Stream<Path> clients = Files.list(dist.root.resolve("clients"))) {
+            assertThat(clients.map(p -> p.getFileName().toString())).as("one folder per client, nothing loose")
+                    .containsExactlyInAnyOrder("python", "typescript");
+        }
 
         List<String> jars;
         try (Stream<Path> lib = Files.list(dist.root.resolve("lib"))) {
@@ -107,8 +111,13 @@ class ReleaseArchiveIT {
         assertThat(key.out).contains("API key", "name: billing", "sha256: ");
     }
 
+    /**
+     * Also installs the archive's Python wheel and npm tarball as a user does (pip into a fresh venv,
+     * npm into an empty project) while the gateway starts, and runs a five-line program of each
+     * against it ({@link ClientsFromArchive}).
+     */
     @Test
-    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void servesTheReadmeWalkthroughAndPassesCheckWithOnlyJavaOnPath() throws Exception {
         Map<String, Long> archiveBefore = snapshot(dist.root);
         // Started through a symbolic link elsewhere, as from /usr/local/bin: it finds its lib/ all the same.
@@ -118,6 +127,7 @@ class ReleaseArchiveIT {
 
         GatewayProcess serve = GatewayProcess.of(dist.bare(work, link.toString(), "serve", "--port", "0"));
         try {
+            ClientsFromArchive clients = ClientsFromArchive.install(dist.root, dist.work("clients"));
             int port = serve.awaitReady(120).port();
             String url = "http://127.0.0.1:" + port;
 
@@ -142,6 +152,13 @@ class ReleaseArchiveIT {
                 scrape = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
             assertThat(MonitoredMetrics.exported(scrape)).as(scrape).containsAll(MonitoredMetrics.queried());
+
+            // The clients from the archive, as installed by a user, against the same gateway.
+            String python = clients.runPython(url);
+            assertThat(python).as(python).contains("Applied(token=", "Value(value=b'from the wheel'", clients.venvDir().toString());
+            String node = clients.runNode(url);
+            assertThat(node).as(node).contains("applied from the tgz");
+            assertThat(clients.project().resolve("node_modules/@fencegate/client/dist/index.js")).isRegularFile();
         } finally {
             serve.terminate(); // SIGTERM
         }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * The Python package as a user gets it: the wheel this build made, installed with pip into a
  * virtual environment of the test's own, offline, and its unittest suite ({@code tests/}: the
  * README's quickstart, a holder paused with SIGSTOP, renewal while the main thread sleeps, release
- * on an exception, a retry with the same token, bad input) run against {@code fencegate serve} with
+ * on an exception, a retry with the same token, bad input, lease groups, transactions across items
+ * and fenced multi-reads on the SQL (H2) store) run against {@code fencegate serve} with
  * {@code tests/gateway.yaml} (the embedded default's H2 store {@code main}, plus a named statement).
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -64,7 +65,7 @@ class PythonClientIT {
             assertThat(exit).as(out).isZero();
             Matcher ran = Pattern.compile("Ran (\\d+) tests?").matcher(out);
             assertThat(ran.find()).as(out).isTrue();
-            assertThat(Integer.parseInt(ran.group(1))).as(out).isGreaterThanOrEqualTo(20);
+            assertThat(Integer.parseInt(ran.group(1))).as(out).isGreaterThanOrEqualTo(25);
             assertThat(out).as(out).doesNotContain("skipped");
             for (String property : List.of("test_the_quickstart_sells_one_unit_under_a_renewed_lease",
                     "test_a_holder_paused_past_its_ttl_is_refused_and_told_it_lost_the_lease",
@@ -72,7 +73,11 @@ class PythonClientIT {
                     "test_releases_the_lease_when_the_block_raises",
                     "test_a_retry_with_the_same_token_reports_already_applied",
                     "test_nothing_was_sent",
-                    "test_a_statement_runs_under_the_guard_row_and_a_lower_token_is_stale")) {
+                    "test_a_statement_runs_under_the_guard_row_and_a_lower_token_is_stale",
+                    "test_a_group_is_granted_renewed_and_released_together",
+                    "test_a_stale_token_refuses_the_whole_transaction_and_is_named",
+                    "test_a_fenced_multi_read_claims_every_item",
+                    "test_bad_groups_transactions_and_multi_reads_send_nothing")) {
                 assertThat(out).as(out).containsPattern(Pattern.quote(property) + " \\(.*\\) \\.\\.\\. ok");
             }
         }
