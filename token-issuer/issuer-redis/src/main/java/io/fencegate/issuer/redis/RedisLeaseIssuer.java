@@ -256,6 +256,12 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         return mapErrors(redis.zcount(keys.grants(lock), io.lettuce.core.Range.create(token, token)).thenApply(n -> n != null && n > 0));
     }
 
+    /** Read leases are granted here: every token's mode is asked of the grant log, never assumed a write. */
+    @Override
+    protected boolean grantsReadLeases() {
+        return true;
+    }
+
     /** The grants log's member says the mode: {@code token} for a write grant, {@code token + "r"} for a read grant. */
     @Override
     protected CompletionStage<Optional<LeaseMode>> grantedModeOf(String lock, long token) {

@@ -178,6 +178,12 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         return result;
     }
 
+    /** Read leases are granted here: every token's mode is asked of the grant log, never assumed a write. */
+    @Override
+    protected boolean grantsReadLeases() {
+        return true;
+    }
+
     /** The grant node's data says read; a grant the lock node records is a write. */
     @Override
     protected CompletionStage<Optional<LeaseMode>> grantedModeOf(String lock, long token) {
