@@ -43,6 +43,7 @@ class ReadTokenOnEveryIssuerIT {
                 ? "{ type: redis, uri: \"redis://127.0.0.1:6379\", keyPrefix: \"fg-readtoken-" + UUID.randomUUID()
                         + ":\", highWaterMarkFile: \"" + data.resolve("mark") + "\" }"
                 : "{ type: embedded-zookeeper, dataDir: \"" + data.resolve("zk") + "\" }";
+        java.nio.file.Files.createDirectories(data.resolve("files"));
         GatewayConfig config = ConfigLoader.parse("issuer: " + issuerYaml + "\nstores:\n  main: { type: files, dir: \""
                 + data.resolve("files") + "\" }\n", Map.of());
         Vertx vertx = Vertx.vertx();
