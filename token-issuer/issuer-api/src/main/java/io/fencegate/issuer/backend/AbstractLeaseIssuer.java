@@ -166,6 +166,12 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
+        if (!grantsReadLeases()) {
+            // Fail closed: a backend that grants read leases without saying so would have every token's
+            // mode answered as write by grantedMode, and a store would let a read token write.
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(backend
+                    + " lease issuer does not support read leases yet"));
+        }
         return closed.get() ? closedFailure() : grantRead(lock, ttl.toMillis(), wait, lockDelay.toMillis());
     }
 
