@@ -42,6 +42,17 @@ class BadInputTest(unittest.TestCase):
         self.refused(ValueError, "lease_id", lambda: self.client.release(""))
         self.refused(TypeError, "grant", lambda: self.client.keep_alive("lease-id"))
 
+    def test_bad_modes_and_permits_are_refused_before_sending(self) -> None:
+        self.refused(ValueError, "mode", lambda: self.client.lease("main/k", ttl=1, mode="exclusive"))
+        self.refused(ValueError, "mode", lambda: self.client.acquire("main/k", ttl=1, mode="READ"))
+        self.refused(TypeError, "mode", lambda: self.client.acquire("main/k", ttl=1, mode=None))
+        for bad in (0, -1, 1001):
+            self.refused(ValueError, "permits", lambda: self.client.permit("main/pool", permits=bad, ttl=1))
+        for bad in (True, 2.0, "2", None):
+            self.refused(TypeError, "permits", lambda: self.client.acquire_permit("main/pool", permits=bad, ttl=1))
+        self.refused(ValueError, "semaphore", lambda: self.client.permit("", permits=2, ttl=1))
+        self.refused(ValueError, "ttl", lambda: self.client.permit("main/pool", permits=2, ttl=0))
+
     def test_bad_statement_arguments_are_refused_before_sending(self) -> None:
         self.refused(TypeError, "params", lambda: self.client.statement("main", "s", key="k", token=1, params={"x": object()}))
         self.refused(TypeError, "params", lambda: self.client.statement("main", "s", key="k", token=1, params=[1]))
@@ -57,6 +68,7 @@ class BadInputTest(unittest.TestCase):
         self.test_bad_tokens_are_refused_before_sending()
         self.test_bad_keys_and_stores_are_refused_before_sending()
         self.test_bad_lease_arguments_are_refused_before_sending()
+        self.test_bad_modes_and_permits_are_refused_before_sending()
         self.test_bad_statement_arguments_are_refused_before_sending()
         self.assertEqual(self.server.accepted, [])
 

@@ -4,7 +4,7 @@ import * as input from './input.js';
 import type { Token } from './input.js';
 import { bigintMember, parseAnswer, type JsonAnswer } from './json.js';
 import { LeaseGroupKeepAlive, groupOf, type GroupKeepAliveOptions, type LeaseGroup } from './group.js';
-import { LeaseKeepAlive, type KeepAliveOptions, type Lease, type Renewer } from './lease.js';
+import { LeaseKeepAlive, type KeepAliveOptions, type Lease, type LeaseMode, type Renewer } from './lease.js';
 import type { ClaimOutcome, ReadOutcome, StatementOutcome, WriteOutcome, Stale, AlreadyApplied } from './outcomes.js';
 import { Transaction, claimBody, claimed, committed, refused } from './transaction.js';
 
@@ -34,13 +34,26 @@ export interface AcquireOptions {
   waitMs?: number;
 }
 
-export type WithLeaseOptions = AcquireOptions & KeepAliveOptions;
+export interface LeaseOptions extends AcquireOptions {
+  /** `'read'` shares the lock with other read leases (fenced reads only); default `'write'`. */
+  mode?: LeaseMode;
+}
+
+export interface PermitOptions extends AcquireOptions {
+  /** The semaphore's number of permits, 1 to 1000: fixed by its first acquire (another is a 400). */
+  permits: number;
+}
+
+export type WithLeaseOptions = LeaseOptions & KeepAliveOptions;
+
+export type WithPermitOptions = PermitOptions & KeepAliveOptions;
 
 export type WithLeasesOptions = AcquireOptions & GroupKeepAliveOptions;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MIN_TTL_MS = 100;
 const MAX_GROUP = 8; // locks in one lease group, the gateway's bound
+const MAX_PERMITS = 1000; // the gateway's largest semaphore
 
 /**
  * A client for the fencegate gateway's HTTP API. Share one per gateway.
@@ -87,9 +100,40 @@ export class Client {
 
   // ---- leases --------------------------------------------------------------------------------
 
-  /** Acquires `lock`, waiting up to `waitMs`; null if it is still held then (423). */
-  async acquire(lock: string, options: AcquireOptions, call: CallOptions = {}): Promise<Lease | null> {
-    const a = this.#acquireRequest(lock, options, call);
+  /**
+   * Acquires `lock`, waiting up to `waitMs`; null if it is still held then (423). `mode: 'read'`
+   * takes a read lease: shared with other read leases, never with a write lease; its token makes
+   * fenced reads and every write with it is refused (403 `read-token`).
+   */
+  async acquire(lock: string, options: LeaseOptions, call: CallOptions = {}): Promise<Lease | null> {
+    input.text('lock', lock);
+    const mode = leaseMode(input.options('options', options).mode);
+    return this.#acquire(lock, mode === 'write' ? {} : { mode }, options, call);
+  }
+
+  /**
+   * Takes one of the `permits` permits of the semaphore `semaphore`, waiting up to `waitMs` (first
+   * come, first served); null if none is free then (423). A permit is a write lease on a free slot's
+   * lock: `slot` is `k` in `0..permits-1` and `lock` is `{semaphore}/{k}`, guarding that item.
+   */
+  async acquirePermit(semaphore: string, options: PermitOptions, call: CallOptions = {}): Promise<Lease | null> {
+    input.text('semaphore', semaphore);
+    const permits = input.options('options', options).permits;
+    if (typeof permits !== 'number' || !Number.isSafeInteger(permits)) {
+      throw new TypeError(`options.permits must be an integer, got ${typeof permits}`);
+    }
+    if (permits < 1 || permits > MAX_PERMITS) {
+      throw new RangeError(`options.permits must be 1 to ${MAX_PERMITS}, got ${permits}`);
+    }
+    const lease = await this.#acquire(semaphore, { permits }, options, call);
+    if (lease !== null && lease.slot === undefined) {
+      throw new FencegateError(201, { detail: `a permit without its slot (lock ${lease.lock})` }, 'POST /v1/leases');
+    }
+    return lease;
+  }
+
+  async #acquire(lock: string, shape: Record<string, unknown>, options: AcquireOptions, call: CallOptions): Promise<Lease | null> {
+    const a = this.#acquireRequest(lock, shape, options, call);
     const startedAt = performance.now(); // just before the send: the keep-alive's first deadline counts from it
     const r = await this.#send(a.request);
     if (r.status === 423) {
@@ -100,8 +144,11 @@ export class Client {
     }
     const j = this.#json(r, a.request);
     const token = bigintMember(j, 'token');
-    if (typeof j.value.leaseId !== 'string' || token === undefined) {
-      throw new FencegateError(r.status, { detail: `an acquire answer without leaseId or token: ${r.text()}` }, 'POST /v1/leases');
+    const mode = j.value.mode ?? 'write';
+    const slot = j.value.slot;
+    if (typeof j.value.leaseId !== 'string' || token === undefined || (mode !== 'read' && mode !== 'write')
+        || (slot !== undefined && !Number.isSafeInteger(slot))) {
+      throw new FencegateError(r.status, { detail: `not a lease: ${r.text()}` }, 'POST /v1/leases');
     }
     return {
       lock: typeof j.value.lock === 'string' ? j.value.lock : a.lock,
@@ -110,6 +157,8 @@ export class Client {
       expiresAt: Number(j.value.expiresAt),
       ttlMs: a.ttlMs,
       startedAt,
+      mode,
+      ...(slot === undefined ? {} : { slot: slot as number }),
     };
   }
 
@@ -168,21 +217,35 @@ export class Client {
    * is lost; its writes carry `lease.token`, so a write made too late is refused anyway.
    */
   async withLease<T>(lock: string, options: WithLeaseOptions, work: (lease: LeaseKeepAlive) => T | Promise<T>): Promise<T> {
-    if (typeof work !== 'function') {
-      throw new TypeError('work must be a function');
-    }
-    input.options('options', options);
-    const o = options;
-    if (o.onLost !== undefined && typeof o.onLost !== 'function') {
-      throw new TypeError('options.onLost must be a function');
-    }
-    const lease = await this.acquire(lock, o);
+    checkWork(work, options);
+    const lease = await this.acquire(lock, options);
     if (lease === null) {
       throw new LockHeldError(
-        { detail: `lock '${lock}' still held after waiting ${o.waitMs ?? 0} ms` },
+        { detail: `lock '${lock}' still held after waiting ${options.waitMs ?? 0} ms` },
         'POST /v1/leases',
       );
     }
+    return this.#keepAliveThenRun(lease, options, work);
+  }
+
+  /**
+   * `withLease` for a semaphore permit (`acquirePermit`): runs `work` while the permit is kept alive
+   * and releases it however `work` ends. Rejects with a `LockHeldError` if no permit is free after
+   * `waitMs`. Writes go to the slot's item (`lease.slot`) with `lease.token`.
+   */
+  async withPermit<T>(semaphore: string, options: WithPermitOptions, work: (lease: LeaseKeepAlive) => T | Promise<T>): Promise<T> {
+    checkWork(work, options);
+    const lease = await this.acquirePermit(semaphore, options);
+    if (lease === null) {
+      throw new LockHeldError(
+        { detail: `no free permit of '${semaphore}' after waiting ${options.waitMs ?? 0} ms` },
+        'POST /v1/leases',
+      );
+    }
+    return this.#keepAliveThenRun(lease, options, work);
+  }
+
+  async #keepAliveThenRun<T>(lease: Lease, o: KeepAliveOptions, work: (lease: LeaseKeepAlive) => T | Promise<T>): Promise<T> {
     let keepAlive: LeaseKeepAlive;
     try {
       keepAlive = await this.keepAlive(lease, o.onLost ? { onLost: o.onLost } : {});
@@ -373,12 +436,11 @@ export class Client {
 
   // ---- requests and answers --------------------------------------------------------------------
 
-  #acquireRequest(lock: string, options: AcquireOptions, call: CallOptions) {
-    input.text('lock', lock);
+  #acquireRequest(lock: string, shape: Record<string, unknown>, options: AcquireOptions, call: CallOptions) {
     const o = input.options('options', options);
     const ttlMs = input.integer('options.ttlMs', o.ttlMs, MIN_TTL_MS);
     const waitMs = o.waitMs === undefined ? 0 : input.integer('options.waitMs', o.waitMs, 0);
-    const body = JSON.stringify({ lock, ttlMs, waitMs });
+    const body = JSON.stringify({ lock, ...shape, ttlMs, waitMs });
     const request = this.#request('POST', 'v1/leases', call, undefined, body, 'application/json');
     // The gateway may legitimately hold the request for waitMs: the bound is that plus the timeout.
     return { lock, ttlMs, request: { ...request, timeoutMs: request.timeoutMs + waitMs } };
@@ -485,3 +547,23 @@ function clip(s: string): string {
   return s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
 
+
+function checkWork(work: unknown, options: KeepAliveOptions): void {
+  if (typeof work !== 'function') {
+    throw new TypeError('work must be a function');
+  }
+  const o = input.options('options', options);
+  if (o.onLost !== undefined && typeof o.onLost !== 'function') {
+    throw new TypeError('options.onLost must be a function');
+  }
+}
+
+function leaseMode(mode: unknown): LeaseMode {
+  if (mode === undefined) {
+    return 'write';
+  }
+  if (mode !== 'read' && mode !== 'write') {
+    throw new RangeError(`options.mode must be 'read' or 'write', got ${typeof mode === 'string' ? `'${mode}'` : typeof mode}`);
+  }
+  return mode;
+}

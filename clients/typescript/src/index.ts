@@ -1,10 +1,20 @@
 export { Client } from './client.js';
-export type { ClientOptions, CallOptions, ReadOptions, AcquireOptions, WithLeaseOptions, WithLeasesOptions } from './client.js';
+export type {
+  ClientOptions,
+  CallOptions,
+  ReadOptions,
+  AcquireOptions,
+  LeaseOptions,
+  PermitOptions,
+  WithLeaseOptions,
+  WithPermitOptions,
+  WithLeasesOptions,
+} from './client.js';
 export { LeaseGroupKeepAlive } from './group.js';
 export type { LeaseGroup, GroupKeepAliveOptions } from './group.js';
 export { Transaction } from './transaction.js';
 export { LeaseKeepAlive } from './lease.js';
-export type { Lease, KeepAliveOptions } from './lease.js';
+export type { Lease, LeaseMode, KeepAliveOptions } from './lease.js';
 export { FencegateError, LockHeldError, TransportError, LeaseLostError } from './errors.js';
 export type { LeaseLoss } from './errors.js';
 export type { Token } from './input.js';

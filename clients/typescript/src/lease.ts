@@ -1,7 +1,10 @@
 import { FencegateError, LeaseLostError, type LeaseLoss } from './errors.js';
 
+/** `'write'`: the exclusive lease. `'read'`: shared with other read leases; its token never writes. */
+export type LeaseMode = 'read' | 'write';
+
 /**
- * A granted lease: exclusive use of `lock`, proven to stores by `token`.
+ * A granted lease: use of `lock` (exclusive for a write lease), proven to stores by `token`.
  *
  * `startedAt` is this process's `performance.now()` taken just before the acquire was sent: the
  * gateway cannot have granted the lease earlier, so a keep-alive's first deadline is that moment
@@ -17,6 +20,13 @@ export interface Lease {
   readonly ttlMs: number;
   /** `performance.now()` before the acquire was sent. */
   readonly startedAt: number;
+  /**
+   * `'write'`, or `'read'` for a read lease: its token makes fenced reads, and every write with it
+   * is refused (403 `read-token`). Absent on a lease built by hand: a write lease.
+   */
+  readonly mode?: LeaseMode;
+  /** A semaphore permit's slot `k` (`lock` is then `{semaphore}/{k}`); absent for any other lease. */
+  readonly slot?: number;
 }
 
 /** What a keep-alive needs of the client (kept narrow so the two files do not import each other). */
@@ -97,6 +107,16 @@ export class LeaseKeepAlive {
 
   get leaseId(): string {
     return this.lease.leaseId;
+  }
+
+  /** `'write'` (exclusive) or `'read'` (shared; its token never writes). */
+  get mode(): LeaseMode {
+    return this.lease.mode ?? 'write';
+  }
+
+  /** A semaphore permit's slot (`lock` is its lock); undefined for any other lease. */
+  get slot(): number | undefined {
+    return this.lease.slot;
   }
 
   /** Aborted, once, with a `LeaseLostError` when the lease is lost; never if it is released first. */

@@ -8,6 +8,7 @@ import {
   TransportError,
   type Lease,
   type LeaseKeepAlive,
+  type LeaseMode,
   type LeaseLoss,
   type ReadOutcome,
   type StatementOutcome,
@@ -74,6 +75,18 @@ export function errors(e: unknown): string | undefined {
 void client.write('main', 'a', '5', 'v');
 // @ts-expect-error ttlMs is required
 void client.acquire('main/a', {});
+// @ts-expect-error a mode is 'read' or 'write'
+void client.acquire('main/a', { ttlMs: 1000, mode: 'exclusive' });
+// @ts-expect-error a permit needs its semaphore's count
+void client.acquirePermit('main/pool', { ttlMs: 1000 });
+
+export async function readLeaseAndPermit(): Promise<string> {
+  const mode: LeaseMode = await client.withLease('main/a', { ttlMs: 1000, waitMs: 10, mode: 'read' }, (lease) => lease.mode);
+  const slot: number | undefined = await client.withPermit('main/pool', { permits: 3, ttlMs: 1000, waitMs: 10 }, async (permit) => permit.slot);
+  const bare: Lease | null = await client.acquirePermit('main/pool', { permits: 3, ttlMs: 1000 });
+  const read: Lease | null = await client.acquire('main/a', { ttlMs: 1000, mode: 'read' });
+  return `${mode} ${slot} ${bare?.slot} ${bare?.mode} ${read?.mode}`;
+}
 
 export async function groupAndTransaction(): Promise<string> {
   return client.withLeases(['main/a', 'main/b'], { ttlMs: 10_000, waitMs: 5000, onLost: (r: LeaseLoss, g: LeaseGroupKeepAlive) => void [r, g.groupId] }, async (group) => {

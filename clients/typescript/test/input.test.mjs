@@ -63,6 +63,15 @@ test('bad input is a TypeError or RangeError naming the argument, and nothing is
     [() => client.renew(''), TypeError, /leaseId/],
     [() => client.keepAlive({}), TypeError, /lease/],
     [() => client.withLease('main/a', { ttlMs: 1000 }), TypeError, /work/],
+    [() => client.acquire('main/a', { ttlMs: 1000, mode: 'exclusive' }), RangeError, /mode must be 'read' or 'write'/],
+    [() => client.withLease('main/a', { ttlMs: 1000, mode: 'READ' }, () => 1), RangeError, /mode/],
+    [() => client.acquirePermit('main/pool', { ttlMs: 1000, permits: 0 }), RangeError, /permits must be 1 to 1000/],
+    [() => client.acquirePermit('main/pool', { ttlMs: 1000, permits: 1001 }), RangeError, /permits/],
+    [() => client.acquirePermit('main/pool', { ttlMs: 1000, permits: 1.5 }), TypeError, /permits/],
+    [() => client.acquirePermit('main/pool', { ttlMs: 1000 }), TypeError, /permits/],
+    [() => client.withPermit('', { ttlMs: 1000, permits: 2 }, () => 1), TypeError, /semaphore/],
+    [() => client.withPermit('main/pool', { ttlMs: 99, permits: 2 }, () => 1), RangeError, /ttlMs/],
+    [() => client.withPermit('main/pool', { ttlMs: 1000, permits: 2 }), TypeError, /work/],
   ];
   for (const [call, type, message] of refusals) {
     await assert.rejects(call, (e) => e instanceof type && message.test(e.message), String(call));

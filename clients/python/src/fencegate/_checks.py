@@ -90,3 +90,23 @@ def key_path(value: str) -> str:
 
 def millis(value: Union[int, float]) -> int:
     return int(round(value * 1000))
+
+
+MODES = ("read", "write")
+MAX_PERMITS = 1000  # the gateway's largest semaphore
+
+
+def mode(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("mode must be \"read\" or \"write\", got %s" % type(value).__name__)
+    if value not in MODES:
+        raise ValueError("mode must be \"read\" or \"write\", got %r" % value)
+    return value
+
+
+def permits(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("permits must be an int, got %s" % type(value).__name__)
+    if not 1 <= value <= MAX_PERMITS:
+        raise ValueError("permits must be 1 to %d, got %d" % (MAX_PERMITS, value))
+    return value

@@ -41,15 +41,34 @@ class Client:
 
     # ---- leases ----------------------------------------------------------------------------
 
-    def acquire(self, lock: str, ttl: float, wait: float = 0) -> Optional[Grant]:
+    def acquire(self, lock: str, ttl: float, wait: float = 0, mode: str = "write") -> Optional[Grant]:
         """Acquires ``lock`` for ``ttl`` seconds, waiting up to ``wait``; None if still held then (423).
 
+        ``mode="read"`` takes a read lease, shared with other read leases and never with a write
+        lease: its token makes fenced reads, and every write with it is refused (403 ``read-token``).
         Nothing renews the grant: use :meth:`lease`, or :meth:`keep_alive` on the grant.
         """
         check.text(lock, "lock")
+        mode = check.mode(mode)
+        body = {"lock": lock} if mode == "write" else {"lock": lock, "mode": mode}
+        return self._acquire(body, lock, ttl, wait)
+
+    def acquire_permit(self, semaphore: str, permits: int, ttl: float, wait: float = 0) -> Optional[Grant]:
+        """Takes one of the ``permits`` permits of the semaphore ``semaphore`` for ``ttl`` seconds,
+        waiting up to ``wait`` (first come, first served); None if no permit is free then (423).
+
+        A permit is a write lease on the lock of a free slot: the grant's ``slot`` is ``k`` in
+        ``0..permits-1`` and its ``lock`` is ``{semaphore}/{k}``, guarding that item. The count is
+        fixed by the semaphore's first acquire; another count raises :class:`ProblemError` (400).
+        """
+        check.text(semaphore, "semaphore")
+        permits = check.permits(permits)
+        return self._acquire({"lock": semaphore, "permits": permits}, semaphore, ttl, wait)
+
+    def _acquire(self, request: Dict[str, Any], lock: str, ttl: float, wait: float) -> Optional[Grant]:
         ttl = check.seconds(ttl, "ttl", check.MIN_TTL)
         wait = check.seconds(wait, "wait", 0, allow_zero=True)
-        body = json.dumps({"lock": lock, "ttlMs": check.millis(ttl), "waitMs": check.millis(wait)}).encode()
+        body = json.dumps(dict(request, ttlMs=check.millis(ttl), waitMs=check.millis(wait))).encode()
         # Taken before the request goes out: the gateway cannot have granted the lease earlier, so
         # a keep-alive's first deadline counts from here.
         started_at = time.monotonic()
@@ -60,8 +79,12 @@ class Client:
             raise _problem(answer)
         j = _json(answer)
         try:
+            slot = j.get("slot")
+            if "permits" in request and (isinstance(slot, bool) or not isinstance(slot, int)):
+                raise ValueError("a permit without its slot")
             return Grant(lock=str(j.get("lock", lock)), lease_id=str(j["leaseId"]), token=check.token(j["token"]),
-                         expires_at=_instant(j.get("expiresAt")), ttl=ttl, started_at=started_at)
+                         expires_at=_instant(j.get("expiresAt")), ttl=ttl, started_at=started_at,
+                         mode=check.mode(j.get("mode", "write")), slot=slot)
         except (KeyError, TypeError, ValueError) as e:
             raise ProblemError(answer.status, "about:blank", "unreadable response",
                                "not a lease: %r (%s)" % (answer.body[:200], e)) from e
@@ -94,18 +117,36 @@ class Client:
             raise TypeError("on_lost must be callable")
         return Lease(self, grant, ttl, on_lost)
 
-    def lease(self, lock: str, ttl: float, wait: float = 0, on_lost: Optional[OnLost] = None) -> Lease:
+    def lease(self, lock: str, ttl: float, wait: float = 0, on_lost: Optional[OnLost] = None,
+              mode: str = "write") -> Lease:
         """Acquires ``lock`` (waiting up to ``wait`` seconds) and keeps it alive; raises
         :class:`LockHeld` if it is still held then. Use it in a ``with`` block, which releases it
         however the block ends::
 
             with client.lease("main/stock/widget", ttl=10, wait=5) as lease:
                 client.put("main", "stock/widget", b"0", token=lease.token)
+
+        ``mode="read"`` keeps a read lease (see :meth:`acquire`): shared, fenced reads only.
         """
-        grant = self.acquire(lock, ttl, wait)
+        grant = self.acquire(lock, ttl, wait, mode)
         if grant is None:
             raise LockHeld(423, "urn:fencegate:problem:lock-held", "Locked",
                            "lock %r is still held after waiting %g s" % (lock, wait))
+        return self.keep_alive(grant, ttl, on_lost)
+
+    def permit(self, semaphore: str, permits: int, ttl: float, wait: float = 0,
+               on_lost: Optional[OnLost] = None) -> Lease:
+        """Takes a permit of ``semaphore`` (see :meth:`acquire_permit`) and keeps it alive as
+        :meth:`lease` does; raises :class:`LockHeld` if no permit is free after ``wait``. Writes go
+        to the slot's item with the permit's token::
+
+            with client.permit("main/pool", permits=3, ttl=10, wait=5) as permit:
+                client.put("main", "pool/%d" % permit.slot, b"busy", token=permit.token)
+        """
+        grant = self.acquire_permit(semaphore, permits, ttl, wait)
+        if grant is None:
+            raise LockHeld(423, "urn:fencegate:problem:lock-held", "Locked",
+                           "no free permit of %r after waiting %g s" % (semaphore, wait))
         return self.keep_alive(grant, ttl, on_lost)
 
     def acquire_all(self, locks: Sequence[str], ttl: float, wait: float = 0) -> Optional[GroupGrant]:

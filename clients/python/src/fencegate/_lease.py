@@ -125,6 +125,16 @@ class Lease:
         return self.grant.lease_id
 
     @property
+    def mode(self) -> str:
+        """``"write"`` (exclusive) or ``"read"`` (shared; its token never writes)."""
+        return self.grant.mode
+
+    @property
+    def slot(self) -> Optional[int]:
+        """The semaphore slot a permit holds (``lock`` is its lock), None for any other lease."""
+        return self.grant.slot
+
+    @property
     def held(self) -> bool:
         """True while neither lost nor released and the deadline has not passed. Finding it passed
         reports the loss here and now: after a pause the holder's own thread often wakes first."""

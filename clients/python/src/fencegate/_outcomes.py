@@ -13,6 +13,10 @@ class Grant:
     ``started_at`` is this process's ``time.monotonic()`` taken before the acquire was sent (None
     for a grant built by hand): a keep-alive's first deadline is that moment plus ``ttl``, because
     the gateway cannot have granted the lease earlier.
+
+    ``mode`` is ``"write"`` (exclusive) or ``"read"`` (shared with other read leases; its token
+    makes fenced reads and is refused 403 ``read-token`` on every write). ``slot`` is the slot a
+    semaphore permit took (``lock`` is then the slot's lock, ``{semaphore}/{slot}``), else None.
     """
 
     lock: str
@@ -21,6 +25,8 @@ class Grant:
     expires_at: datetime
     ttl: Optional[float] = None
     started_at: Optional[float] = field(default=None, compare=False)
+    mode: str = "write"
+    slot: Optional[int] = None
 
 
 @dataclass(frozen=True)

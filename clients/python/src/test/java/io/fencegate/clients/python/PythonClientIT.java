@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * virtual environment of the test's own, offline, and its unittest suite ({@code tests/}: the
  * README's quickstart, a holder paused with SIGSTOP, renewal while the main thread sleeps, release
  * on an exception, a retry with the same token, bad input, lease groups, transactions across items
- * and fenced multi-reads on the SQL (H2) store) run against {@code fencegate serve} with
+ * and fenced multi-reads on the SQL (H2) store, read leases and semaphore permits) run against {@code fencegate serve} with
  * {@code tests/gateway.yaml} (the embedded default's H2 store {@code main}, plus a named statement).
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -77,7 +77,10 @@ class PythonClientIT {
                     "test_a_group_is_granted_renewed_and_released_together",
                     "test_a_stale_token_refuses_the_whole_transaction_and_is_named",
                     "test_a_fenced_multi_read_claims_every_item",
-                    "test_bad_groups_transactions_and_multi_reads_send_nothing")) {
+                    "test_bad_groups_transactions_and_multi_reads_send_nothing",
+                    "test_two_read_leases_share_a_lock_and_keep_a_writer_out",
+                    "test_a_read_token_is_refused_every_write_and_nothing_changes",
+                    "test_a_permit_takes_slot_0_then_1_and_the_third_waits_then_gets_none")) {
                 assertThat(out).as(out).containsPattern(Pattern.quote(property) + " \\(.*\\) \\.\\.\\. ok");
             }
         }
