@@ -57,6 +57,17 @@ public final class BenchMain {
         run(profile, out, only, "./bench/run" + (args.length == 0 ? "" : " " + String.join(" ", args)));
     }
 
+    /** The checkout this runs in: the working directory or the nearest folder above it that holds the clients. */
+    static Path checkout() {
+        Path here = Path.of("").toAbsolutePath();
+        for (Path p = here; p != null; p = p.getParent()) {
+            if (Files.isDirectory(p.resolve("clients/typescript")) && Files.isDirectory(p.resolve("bench"))) {
+                return p;
+            }
+        }
+        return here;
+    }
+
     private static String require(String flag, String value) {
         if (value == null) {
             throw new IllegalArgumentException(flag + " needs a value");
@@ -96,8 +107,8 @@ public final class BenchMain {
             }
         }
         if (groups.contains("python-node")) {
-            // Run from the checkout's root (bench/run's working directory): the clients and scripts are there.
-            try (ClientLanguages languages = new ClientLanguages(work.resolve("python-node"), Path.of("").toAbsolutePath())) {
+            // The clients and scripts are in the checkout: bench/run works from its root, a test from bench/.
+            try (ClientLanguages languages = new ClientLanguages(work.resolve("python-node"), checkout())) {
                 all.addAll(runAll(profile, languages.scenarios()));
             }
         }

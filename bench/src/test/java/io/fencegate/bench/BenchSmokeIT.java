@@ -27,7 +27,7 @@ class BenchSmokeIT {
         assertThat(scenarios).extracting(Scenario::section).containsAll(List.of(ZooKeeperLeases.SECTION,
                 RedisLeases.SECTION, GatewayWrites.POSTGRES, GatewayWrites.MARIADB, GatewayWrites.CLIENT,
                 LibraryWrites.JDBC, LibraryWrites.FILES, ShedLockPairs.SECTION, SqlLeases.POSTGRES, SqlLeases.MARIADB,
-                MultiLockPairs.SECTION, GatewayTransfers.SECTION));
+                MultiLockPairs.SECTION, GatewayTransfers.SECTION, ClientLanguages.SECTION));
         // MultiLock against two single acquires on every issuer the bench covers, at 1 and 16.
         assertThat(scenarios).filteredOn(s -> s.section().equals(MultiLockPairs.SECTION))
                 .extracting(s -> s.title() + " c=" + s.concurrency()).containsExactlyInAnyOrder(
@@ -56,9 +56,10 @@ class BenchSmokeIT {
                 "SQL issuer hand-off p50 < 20 ms with LISTEN/NOTIFY",
                 "Redis issuer (async) ≥ 0.8× the raw Lua floor", "ZooKeeper issuer (zxid, blocking) ≥ 0.9× raw create+delete",
                 "Two-item transfer: gateway (one transaction request) ≥ 0.8× pgbench", GatewayTransfers.GATEWAY_STATEMENTS,
-                "MultiLock of 2 ≥ 1.0× two single acquires in sequence, SQL on MariaDB, c=16");
+                "MultiLock of 2 ≥ 1.0× two single acquires in sequence, SQL on MariaDB, c=16",
+                "Python client ≥ 0.8× a plain http.client loop", "Node client ≥ 0.8× a plain fetch loop");
         try (var charts = Files.list(dir.resolve("benchmarks"))) {
-            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(12);
+            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(13);
         }
         assertThat(Profile.SMOKE.measure()).isLessThan(Duration.ofSeconds(1));
     }
