@@ -146,7 +146,10 @@ final class Transactions implements AutoCloseable {
         if (e instanceof SQLTransientConnectionException || e instanceof SQLNonTransientConnectionException
                 || e instanceof SQLRecoverableException || e instanceof SQLTimeoutException
                 || state.startsWith("08") || state.equals("57014") || state.equals("57P01") || state.equals("HYT00")
-                || state.equals("70100")) {
+                || state.equals("70100")
+                // H2's "IO Exception" (90028): over TCP, the link to the server broke mid-statement, as a cut
+                // does; like 08xxx the outcome is unknown and the database unreachable, not a bad statement.
+                || state.equals("90028")) {
             return new StoreUnavailableException("database unavailable: " + e.getMessage(), e);
         }
         return new IllegalStateException("database error (SQLState " + state + "): " + e.getMessage(), e);
