@@ -31,7 +31,7 @@ class AbstractLeaseIssuerTest {
     private static final Duration TTL = Duration.ofSeconds(10);
 
     /** Locks in a map; ids are {@code mem.<token>}; tokens count up from 1 across locks. */
-    private static final class MemoryIssuer extends AbstractLeaseIssuer<Long> {
+    private static class MemoryIssuer extends AbstractLeaseIssuer<Long> {
         final AtomicInteger backendCalls = new AtomicInteger();
         final AtomicInteger shutdowns = new AtomicInteger();
         final Map<Long, Lease> live = new ConcurrentHashMap<>();
@@ -239,6 +239,25 @@ class AbstractLeaseIssuerTest {
         assertThat(lease.mode()).isEqualTo(LeaseMode.WRITE);
         assertThat(done(issuer.grantedMode("a", lease.token()))).as("a write-only backend's grants are writes").contains(LeaseMode.WRITE);
         assertThat(done(issuer.grantedMode("a", lease.token() + 100))).isEmpty();
+    }
+
+    /**
+     * Fail closed: a backend that grants read leases but does not say so would have grantedMode call
+     * every token a write, and a store would let a read token write. Its read acquires are refused.
+     */
+    @Test
+    void aReadAcquireOnABackendThatDoesNotSayItGrantsReadLeasesIsRefusedUnasked() {
+        AtomicInteger readGrants = new AtomicInteger();
+        MemoryIssuer silent = new MemoryIssuer() {
+            @Override
+            protected CompletionStage<Optional<Lease>> grantRead(String lock, long ttlMs, Duration wait, long lockDelayMs) {
+                readGrants.incrementAndGet();
+                return grant(lock, ttlMs, wait, lockDelayMs);
+            }
+        };
+        assertThat(failureOf(() -> silent.acquire("a", LeaseMode.READ, TTL, Duration.ZERO, Duration.ZERO)))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("read leases");
+        assertThat(readGrants).as("the backend was never asked for a read lease").hasValue(0);
     }
 
     @Test
