@@ -6,6 +6,7 @@ import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.LeaseIssuer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** {@code GET /health}, {@code GET /metrics}, {@code GET /openapi.yaml}: no auth, no state changed. */
 final class OpsRoutes {
@@ -28,6 +30,8 @@ final class OpsRoutes {
     private final GatewayMetrics metrics;
     private final Duration probeTimeout;
     private final Buffer openApi;
+    /** The check in progress, shared by every caller that asks while it runs. */
+    private final AtomicReference<Future<JsonObject>> running = new AtomicReference<>();
 
     OpsRoutes(LeaseIssuer issuer, List<StoreBinding> stores, GatewayMetrics metrics, Duration probeTimeout) {
         this.issuer = issuer;
@@ -45,16 +49,36 @@ final class OpsRoutes {
      * link shows here.
      */
     void health(RoutingContext ctx) {
-        check(ctx.vertx().getOrCreateContext()).onComplete(done -> {
+        Context own = ctx.vertx().getOrCreateContext();
+        check(own).onComplete(done -> own.runOnContext(v -> {
             JsonObject body = done.result();
             boolean up = "UP".equals(body.getString("status"));
             ctx.response().setStatusCode(up ? 200 : 503).putHeader("Content-Type", "application/json")
                     .end(body.encode());
-        });
+        }));
     }
 
-    /** The health body, {@code {"status":"UP"|"DOWN","checks":{…}}}; never fails. Also the status page's. */
+    /**
+     * The health body, {@code {"status":"UP"|"DOWN","checks":{…}}}; never fails. Also the status page's.
+     * Callers that ask while a check runs share it, so however many ask at once (a flood of
+     * {@code /health}, which counts against no share), each backend sees at most one probe at a time.
+     */
     Future<JsonObject> check(Context context) {
+        while (true) {
+            Future<JsonObject> current = running.get();
+            if (current != null && !current.isComplete()) {
+                return current;
+            }
+            // Set before it starts: a check may complete at once, and a completed one is never shared.
+            Promise<JsonObject> started = Promise.promise();
+            if (running.compareAndSet(current, started.future())) {
+                checkNow(context).onComplete(started);
+                return started.future();
+            }
+        }
+    }
+
+    private Future<JsonObject> checkNow(Context context) {
         JsonObject checks = new JsonObject();
         List<Future<?>> probes = new ArrayList<>();
         // An issuer that refuses grants to stay safe (LeaseIssuer.failingClosed) is down for them,
