@@ -10,7 +10,9 @@ public final class RedisIssuerOptions {
     private String keyPrefix = "fencegate:";
     private TokenHighWaterMark highWaterMark;
     private Duration commandTimeout = Duration.ofSeconds(2);
-    private Duration connectTimeout = Duration.ofSeconds(2);
+    // Why 5 s: it bounds the TCP connect and the handshake (HELLO) together, and a cold JVM on a
+    // busy host missed 2 s at start-up, so the gateway refused to start with Redis up.
+    private Duration connectTimeout = Duration.ofSeconds(5);
     private long tokenBlock = 1000;
     private int grantsKeptPerLock = 1000;
     private Duration grantRetention = Duration.ofDays(7);
