@@ -1,0 +1,70 @@
+package io.fencegate.bench;
+
+import io.fencegate.testing.RedisServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code redis-cli monitor} on a redis-server of the bench's own, between two markers: the commands
+ * clients sent, by name (a script's own commands, MONITOR's {@code lua} lines, left out: they are
+ * no round trips). A client's round trips are these commands; pipelined ones count one each.
+ */
+final class RedisMonitor {
+    private final RedisServer server;
+    private final Path log;
+    private final Process process;
+
+    private RedisMonitor(RedisServer server, Path log, Process process) {
+        this.server = server;
+        this.log = log;
+        this.process = process;
+    }
+
+    static RedisMonitor start(RedisServer server, Path log) throws Exception {
+        Files.deleteIfExists(log);
+        Process monitor = new ProcessBuilder("redis-cli", "-p", Integer.toString(server.port()), "monitor")
+                .redirectOutput(log.toFile()).redirectErrorStream(true).start();
+        awaitLine(log, "OK");
+        server.command("ECHO cost-start");
+        return new RedisMonitor(server, log, monitor);
+    }
+
+    /** Stops monitoring; the commands sent since {@link #start}, by name. */
+    Map<String, Long> stop() throws Exception {
+        server.command("ECHO cost-end");
+        awaitLine(log, "\"cost-end\"");
+        process.destroy();
+        process.waitFor(10, TimeUnit.SECONDS);
+        Map<String, Long> sent = new TreeMap<>();
+        boolean counting = false;
+        for (String line : Files.readAllLines(log)) {
+            if (line.contains("\"cost-start\"")) {
+                counting = true;
+                continue;
+            }
+            if (line.contains("\"cost-end\"")) {
+                break;
+            }
+            int at = line.indexOf("] \"");
+            if (counting && at >= 0 && !line.contains(" lua] ")) {
+                sent.merge(line.substring(at + 3, line.indexOf('"', at + 3)).toUpperCase(), 1L, Long::sum);
+            }
+        }
+        return sent;
+    }
+
+    private static void awaitLine(Path log, String text) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(log) && Files.readString(log).contains(text)) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException("redis-cli monitor: no '" + text + "' in " + log);
+    }
+}
