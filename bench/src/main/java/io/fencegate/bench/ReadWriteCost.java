@@ -75,16 +75,24 @@ public final class ReadWriteCost {
                         contender.op(0).toCompletableFuture().get(60, TimeUnit.SECONDS);
                     }
                     Map<String, Long> sent = monitor.stop();
+                    double sqlTrips = (sql.get(0).trips() - sql0) / (double) ops;
                     Map<String, Double> zk = new TreeMap<>();
                     synchronized (traced) {
                         traced.forEach((k, v) -> zk.put(k, Math.round(100.0 * v.get() / ops) / 100.0));
                     }
+                    // Again without MONITOR: Redis's own time an operation.
+                    RedisMonitor.resetStats(redis);
+                    for (int i = 0; i < ops; i++) {
+                        contender.op(0).toCompletableFuture().get(60, TimeUnit.SECONDS);
+                    }
+                    double redisMicros = RedisMonitor.commandMicros(redis).values().stream().mapToLong(Long::longValue).sum() / (double) ops;
                     double zkTotal = zk.values().stream().mapToDouble(Double::doubleValue).sum();
                     double redisTotal = sent.values().stream().mapToLong(Long::longValue).sum() / (double) ops;
                     Map<String, Double> redisEach = new TreeMap<>();
                     sent.forEach((k, v) -> redisEach.put(k, Math.round(100.0 * v / ops) / 100.0));
-                    System.out.printf("%s | %s | zookeeper requests/op %.2f %s | redis round trips/op %.2f %s | sql round trips/op %.2f%n",
-                            s.title(), c.name(), zkTotal, zk, redisTotal, redisEach, (sql.get(0).trips() - sql0) / (double) ops);
+                    System.out.printf("%s | %s | zookeeper requests/op %.2f %s | redis round trips/op %.2f %s, server µs/op %.1f"
+                                    + " | sql round trips/op %.2f%n", s.title(), c.name(), zkTotal, zk, redisTotal, redisEach, redisMicros,
+                            sqlTrips);
                 }
             }
         } finally {

@@ -57,6 +57,26 @@ final class RedisMonitor {
         return sent;
     }
 
+    /** Redis's own time by command since {@link #resetStats}, µs (a script's time includes its commands'), from INFO commandstats. */
+    static Map<String, Long> commandMicros(RedisServer server) throws Exception {
+        Process info = new ProcessBuilder("redis-cli", "-p", Integer.toString(server.port()), "info", "commandstats")
+                .redirectErrorStream(true).start();
+        String text = new String(info.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        info.waitFor(10, TimeUnit.SECONDS);
+        Map<String, Long> micros = new TreeMap<>();
+        for (String line : text.split("\r?\n")) {
+            if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_config") && !line.startsWith("cmdstat_info")) {
+                micros.put(line.substring("cmdstat_".length(), line.indexOf(':')),
+                        Long.parseLong(line.replaceAll("^cmdstat_[^:]+:calls=\\d+,usec=(\\d+),.*", "$1")));
+            }
+        }
+        return micros;
+    }
+
+    static void resetStats(RedisServer server) {
+        server.command("CONFIG RESETSTAT");
+    }
+
     private static void awaitLine(Path log, String text) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
