@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code redis-cli monitor} on a redis-server of the bench's own, between two markers: the commands
- * clients sent, by name (a script's own commands, MONITOR's {@code lua} lines, left out: they are
- * no round trips). A client's round trips are these commands; pipelined ones count one each.
+ * clients sent, by name, and apart from them ({@code lua:NAME}) those their scripts ran, which
+ * are no round trips. A client's round trips are the commands it sent; pipelined ones count one each.
  */
 final class RedisMonitor {
     private final RedisServer server;
@@ -33,7 +33,7 @@ final class RedisMonitor {
         return new RedisMonitor(server, log, monitor);
     }
 
-    /** Stops monitoring; the commands sent since {@link #start}, by name. */
+    /** Stops monitoring; the commands sent since {@link #start}, by name, and those scripts ran, as {@code lua:NAME}. */
     Map<String, Long> stop() throws Exception {
         server.command("ECHO cost-end");
         awaitLine(log, "\"cost-end\"");
@@ -50,8 +50,10 @@ final class RedisMonitor {
                 break;
             }
             int at = line.indexOf("] \"");
-            if (counting && at >= 0 && !line.contains(" lua] ")) {
-                sent.merge(line.substring(at + 3, line.indexOf('"', at + 3)).toUpperCase(), 1L, Long::sum);
+            if (counting && at >= 0) {
+                // A script's own commands are marked, e.g. "lua:GET": they run inside the call that sent the script.
+                String command = line.substring(at + 3, line.indexOf('"', at + 3)).toUpperCase();
+                sent.merge(line.contains(" lua] ") ? "lua:" + command : command, 1L, Long::sum);
             }
         }
         return sent;
