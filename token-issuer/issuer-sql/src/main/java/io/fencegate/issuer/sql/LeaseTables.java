@@ -79,6 +79,9 @@ final class LeaseTables {
      * database's clock stepped back: its waiter, if alive, rewrites it at its next poll; if dead, it
      * must not hold the line for the length of the step. Such rows count as dead.
      */
+    /** The statement's clock reads within what this instance expects ({@link SqlClockWatch}: lowest, highest). */
+    private static final String ON_COURSE = "NOW_US BETWEEN ? AND ?";
+
     static final String WAITER_LIVE = "expires_us > NOW_US AND expires_us <= NOW_US + " + 2 * SqlLeaseIssuer.WAITER_TTL_MS * 1000;
 
     final DataSource dataSource;
@@ -167,11 +170,14 @@ final class LeaseTables {
                 + " UNION ALL SELECT 1 FROM fencegate_lock_fence WHERE lock_key = ? AND token = ?"
                 + " UNION ALL SELECT 1 FROM fencegate_lease_reader WHERE lock_key = ? AND token = ?";
         this.released = "SELECT released FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?";
-        this.sweepGrants = dialect.sql("DELETE FROM fencegate_lease_grant WHERE granted_us < NOW_US - ?");
-        this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE expires_us < NOW_US - 60000000"
-                + " OR expires_us > NOW_US + 60000000");
+        // Each sweep deletes only on a clock within what this instance expects: a step ahead not yet
+        // seen would make live read leases (and recent grants) look a minute dead.
+        this.sweepGrants = dialect.sql("DELETE FROM fencegate_lease_grant WHERE granted_us < NOW_US - ? AND " + ON_COURSE);
+        this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE (expires_us < NOW_US - 60000000"
+                + " OR expires_us > NOW_US + 60000000) AND " + ON_COURSE);
         // A read lease's row is kept past its expiry while its lock-delay may hold writers off.
-        this.sweepReaders = dialect.sql("DELETE FROM fencegate_lease_reader WHERE expires_us + delay_ms * 1000 < NOW_US - 60000000");
+        this.sweepReaders = dialect.sql("DELETE FROM fencegate_lease_reader WHERE expires_us + delay_ms * 1000 < NOW_US - 60000000"
+                + " AND " + ON_COURSE);
         // The same rules as grant() and release(), in one statement each: the UPDATE takes the fence row's
         // lock and re-reads it (a concurrent grant waited for is seen), so exclusion and token order hold
         // as in the transaction; the grant row is written, the lease marked released and the next waiter
@@ -734,7 +740,15 @@ final class LeaseTables {
         return once(c -> {
             try (PreparedStatement grants = prepare(c, sweepGrants); PreparedStatement waiters = prepare(c, sweepWaiters);
                  PreparedStatement readers = prepare(c, sweepReaders)) {
+                long lowest = clock.watch().lowestUs();
+                long highest = clock.watch().highestUs();
                 grants.setLong(1, retentionMs * 1000);
+                grants.setLong(2, lowest);
+                grants.setLong(3, highest);
+                for (PreparedStatement s : List.of(waiters, readers)) {
+                    s.setLong(1, lowest);
+                    s.setLong(2, highest);
+                }
                 return grants.executeUpdate() + waiters.executeUpdate() + readers.executeUpdate();
             }
         });

@@ -21,6 +21,9 @@ import java.util.Optional;
 final class ReadLeaseTables {
 
     private static final String READERS = "'" + LeaseTables.READERS + "'";
+    /** {@link #releaseOnce}'s answer when another instance moved the clock's offset under it: nothing was changed, try again. */
+    private static final long CLOCK_MOVED = Long.MIN_VALUE;
+    private static final int CLOCK_MOVED_RETRIES = 5;
 
     private final LeaseTables tables;
     private final String oldestWriter;
@@ -65,11 +68,13 @@ final class ReadLeaseTables {
                 + " AND expires_us > NOW_US AND NOW_US BETWEEN ? AND ?");
         this.extendFence = d.sql("UPDATE fencegate_lock_fence SET expires_us = GREATEST(expires_us, NOW_US + ?),"
                 + " free_us = GREATEST(free_us, NOW_US + ?) WHERE lock_key = ? AND secret = " + READERS);
-        this.deleteReader = d.sql("DELETE FROM fencegate_lease_reader WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
+        // Release judges by a clock read under the fence row's lock (a parameter, not NOW_US): a step
+        // ahead not yet seen would make the other readers look over and free the lock beside them.
+        this.deleteReader = "DELETE FROM fencegate_lease_reader WHERE lock_key = ? AND secret = ? AND expires_us > ?";
         this.markReleased = "UPDATE fencegate_lease_grant SET released = TRUE WHERE lock_key = ? AND token = ?";
         // Those left, expired ones included while their lock-delay holds writers off.
-        this.lastReaders = d.sql("SELECT MAX(expires_us), MAX(expires_us + delay_ms * 1000) FROM fencegate_lease_reader"
-                + " WHERE lock_key = ? AND expires_us + delay_ms * 1000 > NOW_US");
+        this.lastReaders = "SELECT MAX(expires_us), MAX(expires_us + delay_ms * 1000) FROM fencegate_lease_reader"
+                + " WHERE lock_key = ? AND expires_us + delay_ms * 1000 > ?";
         this.freeFence = "UPDATE fencegate_lock_fence SET secret = NULL, expires_us = NULL, free_us = NULL"
                 + " WHERE lock_key = ? AND secret = " + READERS;
         this.shrinkFence = "UPDATE fencegate_lock_fence SET expires_us = ?, free_us = ? WHERE lock_key = ? AND secret = " + READERS;
@@ -225,11 +230,31 @@ final class ReadLeaseTables {
      * notifying the next waiter on commit). Null if the secret names no live read lease.
      */
     Long release(byte[] key, String secret) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            Long token = releaseOnce(key, secret);
+            if (token == null || token != CLOCK_MOVED) {
+                return token;
+            }
+            if (attempt == CLOCK_MOVED_RETRIES) {
+                // Nothing changed: the lease stays until its ttl, and its holder hears why.
+                throw new SQLException("the issuer's clock offset kept moving under the release (another instance"
+                        + " correcting a clock step); the read lease was not released", "40001");
+            }
+        }
+    }
+
+    private Long releaseOnce(byte[] key, String secret) throws SQLException {
         return tables.inTransaction(c -> {
             LeaseTables.FenceRow row = tables.lockRow(c, key);
             if (row == null || !row.readers()) {
                 return null;
             }
+            // Read (and if it stepped, corrected) after the row lock: the readers left are judged by it.
+            Long read = tables.clock.read(c);
+            if (read == null) {
+                return CLOCK_MOVED;
+            }
+            long nowUs = read;
             long token;
             try (PreparedStatement s = tables.prepare(c, lockReader)) {
                 s.setBytes(1, key);
@@ -244,6 +269,7 @@ final class ReadLeaseTables {
             try (PreparedStatement s = tables.prepare(c, deleteReader)) {
                 s.setBytes(1, key);
                 s.setString(2, secret);
+                s.setLong(3, nowUs);
                 if (s.executeUpdate() != 1) {
                     return null; // expired: told so, and only that
                 }
@@ -257,6 +283,7 @@ final class ReadLeaseTables {
             long freeUs = 0;
             try (PreparedStatement s = tables.prepare(c, lastReaders)) {
                 s.setBytes(1, key);
+                s.setLong(2, nowUs);
                 try (ResultSet rs = s.executeQuery()) {
                     if (rs.next()) {
                         long e = rs.getLong(1);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -104,6 +105,55 @@ class SqlDatabaseClockStepIT {
         }
     }
 
+    /**
+     * A reader's release frees the lock only when no other read lease is live: judged by a clock
+     * stepped ahead that no gateway has seen yet, the other reader's lease looks over, and a write
+     * lease would be granted beside it.
+     */
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aForwardStepNobodySawYetNeverFreesALockAReaderStillHolds(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        for (int round = 0; round < 3; round++) {
+            String lock = "forward/read/" + UUID.randomUUID();
+            try (SqlLeaseIssuer readers = db.issuer().build(); SqlLeaseIssuer writers = db.issuer().build()) {
+                // The leaving reader's lease outlasts the step, so its release goes ahead; the staying one's does not.
+                Lease leaving = read(readers, lock, Duration.ofMinutes(10));
+                Lease staying = read(readers, lock, Duration.ofSeconds(30));
+                db.offset(120 + 60 * round);
+                // At once, before either gateway's once-a-second reading can see the step.
+                readers.release(leaving.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+                assertThat(acquire(writers, lock, Duration.ofSeconds(5), Duration.ZERO))
+                        .as("a write lease beside the live read lease %s", staying.token()).isEmpty();
+                Thread.sleep(1500); // both gateways have read the stepped clock since
+                assertThat(acquire(writers, lock, Duration.ofSeconds(5), Duration.ZERO))
+                        .as("a write lease beside the live read lease, after the step was seen").isEmpty();
+                assertThat(readers.renew(staying.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS))
+                        .as("the staying reader renews its lease").isPresent();
+            }
+        }
+    }
+
+    /** The minute's sweep of dead rows, run on a clock stepped ahead that no gateway has seen yet, deletes no live read lease. */
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aSweepOnAForwardStepNobodySawYetKeepsLiveReadLeases(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String lock = "forward/sweep/" + UUID.randomUUID();
+        try (SqlLeaseIssuer readers = db.issuer().build(); SqlLeaseIssuer writers = db.issuer().build()) {
+            Lease leaving = read(readers, lock, Duration.ofMinutes(30));
+            Lease staying = read(readers, lock, Duration.ofSeconds(30));
+            db.offset(900);
+            writers.sweep(); // at once, before either gateway's once-a-second reading can see the step
+            Thread.sleep(1500); // both gateways have read the stepped clock since
+            assertThat(readers.renew(staying.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS))
+                    .as("the staying reader renews its lease").isPresent();
+            readers.release(leaving.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+            assertThat(acquire(writers, lock, Duration.ofSeconds(5), Duration.ZERO))
+                    .as("a write lease beside the live read lease %s", staying.token()).isEmpty();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(SteppedDatabaseServer.Kind.class)
     void aBackwardStepBlocksNeitherADeadHoldersShortLeaseNorADeadWaitersLockForItsLength(SteppedDatabaseServer.Kind kind)
@@ -174,6 +224,11 @@ class SqlDatabaseClockStepIT {
 
     private static Optional<Lease> acquire(SqlLeaseIssuer issuer, String lock, Duration ttl, Duration wait) throws Exception {
         return issuer.acquire(lock, ttl, wait).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+
+    private static Lease read(SqlLeaseIssuer issuer, String lock, Duration ttl) throws Exception {
+        return issuer.acquire(lock, LeaseMode.READ, ttl, Duration.ofSeconds(10), Duration.ZERO)
+                .toCompletableFuture().get(60, TimeUnit.SECONDS).orElseThrow();
     }
 
     private static long grantAndRelease(SqlLeaseIssuer issuer, String lock) throws Exception {
