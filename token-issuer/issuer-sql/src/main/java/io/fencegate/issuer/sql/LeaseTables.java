@@ -144,8 +144,10 @@ final class LeaseTables {
         this.clampLease = dialect.sql("UPDATE fencegate_lock_fence SET expires_us = LEAST(expires_us, ?), free_us = LEAST(free_us, ?)"
                 + " WHERE lock_key = ?");
         this.lockAny = "SELECT token, secret, expires_us FROM fencegate_lock_fence WHERE lock_key = ? FOR UPDATE";
-        this.grantUpdate = dialect.sql("UPDATE fencegate_lock_fence SET token = ?, secret = ?, expires_us = NOW_US + ?,"
-                + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?, token_read = NULL WHERE lock_key = ?");
+        // A grant in a transaction writes its times from the clock reading it judged by (the token),
+        // never from NOW_US again: a step between the two statements would write an expiry off by it.
+        this.grantUpdate = "UPDATE fencegate_lock_fence SET token = ?, secret = ?, expires_us = ?,"
+                + " free_us = ?, ttl_ms = ?, delay_ms = ?, granted_by = ?, token_read = NULL WHERE lock_key = ?";
         this.grantInsert = dialect.sql("INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released)"
                 + " VALUES (?, ?, NOW_US, FALSE)");
         this.waiterDelete = "DELETE FROM fencegate_lease_waiter WHERE id = ?";
@@ -300,6 +302,17 @@ final class LeaseTables {
         s.setBytes(8, key);
     }
 
+    /**
+     * {@link #grantUpdate}'s parameters: the token is the clock reading the grant was judged by, and
+     * the lease's expiry and free-at times are that reading plus its ttl (and lock-delay).
+     */
+    static void bindGrantAt(PreparedStatement s, long nowUs, byte[] key, String secret, long ttlMs, long delayMs,
+                            String grantedBy) throws SQLException {
+        bindGrant(s, nowUs, key, secret, ttlMs, delayMs, grantedBy);
+        s.setLong(3, nowUs + ttlMs * 1000);
+        s.setLong(4, nowUs + (ttlMs + delayMs) * 1000);
+    }
+
     /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
     void ensureFence(byte[] key, byte[] name) throws SQLException {
         try {
@@ -364,7 +377,7 @@ final class LeaseTables {
             }
             long token = nowUs;
             try (PreparedStatement s = prepare(c, grantUpdate)) {
-                bindGrant(s, token, key, secret, ttlMs, delayMs, grantedBy);
+                bindGrantAt(s, token, key, secret, ttlMs, delayMs, grantedBy);
                 s.executeUpdate();
             }
             try (PreparedStatement s = prepare(c, grantInsert)) {

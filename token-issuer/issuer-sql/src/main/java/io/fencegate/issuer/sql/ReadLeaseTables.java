@@ -51,14 +51,15 @@ final class ReadLeaseTables {
                 + " AND (read_lease IS NULL OR read_lease = FALSE) AND " + LeaseTables.WAITER_LIVE);
         // The fence row takes the new token and stands for the read leases: its expiry is the latest
         // any of them may live, its ttl and delay the longest (the bound a clock step is judged by).
+        // Times from the clock reading the grant was judged by (the token), as a write grant writes them.
         this.standFor = d.sql("UPDATE fencegate_lock_fence SET token = ?, token_read = TRUE, granted_by = ?,"
-                + " expires_us = CASE WHEN secret = " + READERS + " THEN GREATEST(expires_us, NOW_US + ?) ELSE NOW_US + ? END,"
-                + " free_us = CASE WHEN secret = " + READERS + " THEN GREATEST(free_us, NOW_US + ?) ELSE NOW_US + ? END,"
+                + " expires_us = CASE WHEN secret = " + READERS + " THEN GREATEST(expires_us, ?) ELSE ? END,"
+                + " free_us = CASE WHEN secret = " + READERS + " THEN GREATEST(free_us, ?) ELSE ? END,"
                 + " ttl_ms = CASE WHEN secret = " + READERS + " THEN GREATEST(ttl_ms, ?) ELSE ? END,"
                 + " delay_ms = CASE WHEN secret = " + READERS + " THEN GREATEST(delay_ms, ?) ELSE ? END,"
                 + " secret = " + READERS + " WHERE lock_key = ?");
-        this.insertReader = d.sql("INSERT INTO fencegate_lease_reader (lock_key, secret, token, expires_us, ttl_ms, delay_ms, granted_by)"
-                + " VALUES (?, ?, ?, NOW_US + ?, ?, ?, ?)");
+        this.insertReader = "INSERT INTO fencegate_lease_reader (lock_key, secret, token, expires_us, ttl_ms, delay_ms, granted_by)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?)";
         this.insertGrant = d.sql("INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released, read_lease)"
                 + " VALUES (?, ?, NOW_US, FALSE, TRUE)");
         this.lockReader = "SELECT token, ttl_ms, delay_ms FROM fencegate_lease_reader WHERE lock_key = ? AND secret = ?";
@@ -66,8 +67,12 @@ final class ReadLeaseTables {
         // what this instance expects (a clock stepped back would write an expiry that ends the lease early).
         this.renewReader = d.sql("UPDATE fencegate_lease_reader SET expires_us = NOW_US + ? WHERE lock_key = ? AND secret = ?"
                 + " AND expires_us > NOW_US AND NOW_US BETWEEN ? AND ?");
-        this.extendFence = d.sql("UPDATE fencegate_lock_fence SET expires_us = GREATEST(expires_us, NOW_US + ?),"
-                + " free_us = GREATEST(free_us, NOW_US + ?) WHERE lock_key = ? AND secret = " + READERS);
+        // The stand-in reaches at least as far as the renewed row: taken from it, not from NOW_US again
+        // (a step between the two statements would leave the stand-in ending before the reader).
+        this.extendFence = "UPDATE fencegate_lock_fence SET"
+                + " expires_us = GREATEST(expires_us, (SELECT r.expires_us FROM fencegate_lease_reader r WHERE r.lock_key = ? AND r.secret = ?)),"
+                + " free_us = GREATEST(free_us, (SELECT r.expires_us + r.delay_ms * 1000 FROM fencegate_lease_reader r"
+                + " WHERE r.lock_key = ? AND r.secret = ?)) WHERE lock_key = ? AND secret = " + READERS;
         // Release judges by a clock read under the fence row's lock (a parameter, not NOW_US): a step
         // ahead not yet seen would make the other readers look over and free the lock beside them.
         this.deleteReader = "DELETE FROM fencegate_lease_reader WHERE lock_key = ? AND secret = ? AND expires_us > ?";
@@ -129,10 +134,10 @@ final class ReadLeaseTables {
             try (PreparedStatement s = tables.prepare(c, standFor)) {
                 s.setLong(1, token);
                 s.setString(2, grantedBy);
-                s.setLong(3, ttlMs * 1000);
-                s.setLong(4, ttlMs * 1000);
-                s.setLong(5, (ttlMs + delayMs) * 1000);
-                s.setLong(6, (ttlMs + delayMs) * 1000);
+                s.setLong(3, token + ttlMs * 1000);
+                s.setLong(4, token + ttlMs * 1000);
+                s.setLong(5, token + (ttlMs + delayMs) * 1000);
+                s.setLong(6, token + (ttlMs + delayMs) * 1000);
                 s.setLong(7, ttlMs);
                 s.setLong(8, ttlMs);
                 s.setLong(9, delayMs);
@@ -144,7 +149,7 @@ final class ReadLeaseTables {
                 s.setBytes(1, key);
                 s.setString(2, secret);
                 s.setLong(3, token);
-                s.setLong(4, ttlMs * 1000);
+                s.setLong(4, token + ttlMs * 1000);
                 s.setLong(5, ttlMs);
                 s.setLong(6, delayMs);
                 s.setString(7, grantedBy);
@@ -184,7 +189,6 @@ final class ReadLeaseTables {
             }
             long token;
             long ttlMs;
-            long delayMs;
             try (PreparedStatement s = tables.prepare(c, lockReader)) {
                 s.setBytes(1, key);
                 s.setString(2, secret);
@@ -194,7 +198,6 @@ final class ReadLeaseTables {
                     }
                     token = rs.getLong(1);
                     ttlMs = rs.getLong(2);
-                    delayMs = rs.getLong(3);
                 }
             }
             if (!renewed(c, key, secret, ttlMs)) {
@@ -204,9 +207,11 @@ final class ReadLeaseTables {
                 }
             }
             try (PreparedStatement s = tables.prepare(c, extendFence)) {
-                s.setLong(1, ttlMs * 1000);
-                s.setLong(2, (ttlMs + delayMs) * 1000);
+                s.setBytes(1, key);
+                s.setString(2, secret);
                 s.setBytes(3, key);
+                s.setString(4, secret);
+                s.setBytes(5, key);
                 s.executeUpdate();
             }
             return new LeaseTables.Live(token, ttlMs, ttlMs);
