@@ -22,7 +22,18 @@ final class Events {
 
     /** The first event, seen already or to come, that matches; fails after {@code seconds}. */
     WorkerProcess.Event await(String what, long seconds, Predicate<WorkerProcess.Event> wanted) throws InterruptedException {
-        for (WorkerProcess.Event e : seen) {
+        return awaitSince(0, what, seconds, wanted);
+    }
+
+    /** Where the events seen so far end: {@link #awaitSince} looks only at those that come after. */
+    int mark() {
+        return seen.size();
+    }
+
+    /** The first event after {@code mark}, seen already or to come, that matches; fails after {@code seconds}. */
+    WorkerProcess.Event awaitSince(int mark, String what, long seconds, Predicate<WorkerProcess.Event> wanted)
+            throws InterruptedException {
+        for (WorkerProcess.Event e : seen.subList(mark, seen.size())) {
             if (wanted.test(e)) {
                 return e;
             }
@@ -40,7 +51,7 @@ final class Events {
             seen.add(e);
             if (e.kind().equals("EXIT")) {
                 throw new IllegalStateException("worker " + e.worker() + " exited while the example waited for " + what
-                        + ": " + workers.get(e.worker()).otherOutput());
+                        + "; it printed:\n" + workers.get(e.worker()).output());
             }
             if (wanted.test(e)) {
                 return e;
@@ -48,11 +59,9 @@ final class Events {
         }
     }
 
-    /** The next {@code kind} event of {@code worker}, not one seen before it was asked for. */
-    WorkerProcess.Event next(int worker, String kind, long seconds) throws InterruptedException {
-        int from = seen.size();
-        return await(kind + " from worker " + worker, seconds,
-                e -> e.worker() == worker && e.kind().equals(kind) && seen.indexOf(e) >= from);
+    /** The first {@code kind} event of {@code worker}, seen already or to come. */
+    WorkerProcess.Event first(int worker, String kind, long seconds) throws InterruptedException {
+        return await(kind + " from worker " + worker, seconds, e -> e.worker() == worker && e.kind().equals(kind));
     }
 
     /** Waits until the events tell of {@code jobs} jobs done on {@code slot}, by any worker. */

@@ -29,7 +29,7 @@ final class Scenario {
             workers.get(i).start();
         }
         for (int i = 0; i < slots; i++) {
-            WorkerProcess.Event slot = events.next(i, "SLOT", STEP_SECONDS);
+            WorkerProcess.Event slot = events.first(i, "SLOT", STEP_SECONDS);
             System.out.printf("  worker %d holds a permit: slot %s, token %s%n", i, slot.args()[0], slot.args()[1]);
         }
         WorkerProcess spare = workers.get(slots);
@@ -41,7 +41,7 @@ final class Scenario {
 
         WorkerProcess frozen = workers.get(0);
         frozen.hold();
-        WorkerProcess.Event hold = events.next(frozen.id, "HOLD", STEP_SECONDS);
+        WorkerProcess.Event hold = events.first(frozen.id, "HOLD", STEP_SECONDS);
         frozen.freeze();
         int slot = Integer.parseInt(hold.args()[0]);
         int jobRead = Integer.parseInt(hold.args()[1]);
@@ -52,15 +52,16 @@ final class Scenario {
         WorkerProcess.Event takeover = events.await("worker " + spare.id + " to take slot " + slot, STEP_SECONDS,
                 e -> e.worker() == spare.id && e.kind().equals("SLOT"));
         long successor = Long.parseLong(takeover.args()[1]);
-        events.await("worker " + spare.id + " to do " + SlotWorkersMain.JOBS_BEFORE + " jobs on slot " + slot, STEP_SECONDS,
+        WorkerProcess.Event done = events.await("worker " + spare.id + " to do " + SlotWorkersMain.JOBS_BEFORE + " jobs on slot " + slot, STEP_SECONDS,
                 e -> e.worker() == spare.id && e.kind().equals("DONE")
                         && Integer.parseInt(e.args()[1]) >= jobRead + SlotWorkersMain.JOBS_BEFORE);
-        System.out.printf("  its permit expired; worker %d took slot %s over (token %d) and did jobs %d..%d+%n",
-                spare.id, takeover.args()[0], successor, jobRead + 1, jobRead + SlotWorkersMain.JOBS_BEFORE);
+        System.out.printf("  its permit expired; worker %d took slot %s over (token %d) and has done jobs %d..%s since%n",
+                spare.id, takeover.args()[0], successor, jobRead + 1, done.args()[1]);
 
+        int beforeThaw = events.mark();
         frozen.thaw();
         frozen.go();
-        WorkerProcess.Event late = events.await("worker 0's late write", STEP_SECONDS,
+        WorkerProcess.Event late = events.awaitSince(beforeThaw, "worker 0's late write", STEP_SECONDS,
                 e -> e.worker() == frozen.id && (e.kind().equals("REFUSED") || e.kind().equals("DONE")));
         boolean refused = late.kind().equals("REFUSED");
         if (refused) {

@@ -82,6 +82,14 @@ final class WorkerProcess implements AutoCloseable {
         process.cont();
     }
 
+    /** Everything it printed, its events too. */
+    String output() {
+        List<String> lines = process.lines();
+        synchronized (lines) {
+            return String.join("\n", lines);
+        }
+    }
+
     /** What it printed besides its events. */
     String otherOutput() {
         List<String> lines = process.lines();
