@@ -18,6 +18,8 @@ import picocli.CommandLine.Unmatched;
         description = "Fencing tokens that make distributed locks safe for data.",
         subcommands = {ServeCommand.class, Main.HashKey.class, Main.Demo.class, Main.Transfer.class, Main.SlotWorkers.class,
                 Main.Check.class, Main.Nemesis.class, Main.Version.class},
+        // One line a command: at picocli's default 80 columns, slot-workers' longer name wraps the others.
+        usageHelpWidth = 100,
         // The launchers pass the name they were called by (./fencegate, bin/fencegate) as fencegate.command.
         footer = "%nRun ${sys:fencegate.command:-./fencegate} COMMAND --help for a command's options.")
 public final class Main implements Runnable {
