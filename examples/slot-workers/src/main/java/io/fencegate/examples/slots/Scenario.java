@@ -4,8 +4,8 @@ import java.util.List;
 
 /**
  * The run, step by step. Every step waits on what the workers say, never on a sleep: the freeze
- * lands between worker 0's read and write every time, and the thaw comes only once the waiting
- * worker has taken the slot over and done jobs on it.
+ * lands between worker 0's read and write every time, and the thaw comes only once another worker
+ * (the waiting one, as a rule) has taken the slot over and done jobs on it.
  */
 final class Scenario {
     private static final long STEP_SECONDS = 60;
@@ -42,6 +42,7 @@ final class Scenario {
         WorkerProcess frozen = workers.get(0);
         frozen.hold();
         WorkerProcess.Event hold = events.first(frozen.id, "HOLD", STEP_SECONDS);
+        int beforeFreeze = events.mark();
         frozen.freeze();
         int slot = Integer.parseInt(hold.args()[0]);
         int jobRead = Integer.parseInt(hold.args()[1]);
@@ -49,14 +50,17 @@ final class Scenario {
         System.out.printf("  worker 0 read %s (jobs 1..%d done) with token %d, and is frozen (SIGSTOP) before it writes job %d%n",
                 Worker.partition(slot), jobRead, token, jobRead + 1);
 
-        WorkerProcess.Event takeover = events.await("worker " + spare.id + " to take slot " + slot, STEP_SECONDS,
-                e -> e.worker() == spare.id && e.kind().equals("SLOT"));
-        long successor = Long.parseLong(takeover.args()[1]);
-        WorkerProcess.Event done = events.await("worker " + spare.id + " to do " + SlotWorkersMain.JOBS_BEFORE + " jobs on slot " + slot, STEP_SECONDS,
-                e -> e.worker() == spare.id && e.kind().equals("DONE")
+        // The waiting worker, as a rule; on a loaded machine another worker may lose its own permit
+        // (a missed renewal) and be the one that gets this slot: whoever takes it is the successor.
+        WorkerProcess.Event takeover = events.awaitSince(beforeFreeze, "another worker to take slot " + slot, STEP_SECONDS,
+                e -> e.kind().equals("SLOT") && e.worker() != frozen.id && Integer.parseInt(e.args()[0]) == slot);
+        int successor = takeover.worker();
+        WorkerProcess.Event done = events.awaitSince(beforeFreeze, "worker " + successor + " to do "
+                        + SlotWorkersMain.JOBS_BEFORE + " jobs on slot " + slot, STEP_SECONDS,
+                e -> e.worker() == successor && e.kind().equals("DONE") && Integer.parseInt(e.args()[0]) == slot
                         && Integer.parseInt(e.args()[1]) >= jobRead + SlotWorkersMain.JOBS_BEFORE);
-        System.out.printf("  its permit expired; worker %d took slot %s over (token %d) and has done jobs %d..%s since%n",
-                spare.id, takeover.args()[0], successor, jobRead + 1, done.args()[1]);
+        System.out.printf("  its permit expired; worker %d took slot %d over (token %s) and has done jobs %d..%s since%n",
+                successor, slot, takeover.args()[1], jobRead + 1, done.args()[1]);
 
         int beforeThaw = events.mark();
         frozen.thaw();
@@ -68,7 +72,7 @@ final class Scenario {
             // REFUSED <slot> <job> <token> <fence> <current token>
             System.out.printf("  SIGCONT: worker 0 wrote job %s to %s with its old token: REFUSED (409 stale), nothing written%n"
                             + "    its token %s, the partition's fence %s (current token %s, worker %d's)%n",
-                    late.args()[1], Worker.partition(slot), late.args()[2], late.args()[3], late.args()[4], spare.id);
+                    late.args()[1], Worker.partition(slot), late.args()[2], late.args()[3], late.args()[4], successor);
         } else {
             System.out.printf("  SIGCONT: worker 0's late write of job %s to %s was APPLIED%n", late.args()[1],
                     Worker.partition(slot));

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * real worker processes on a fenced semaphore, real Postgres, a real SIGSTOP. The frozen worker's
  * late write must be refused (409), naming a fence above its token; every partition must be intact
  * (jobs 1..n, each once, in order, tokens never going down), and the frozen worker's slot must show
- * it handed over to the waiting worker right after the job it had read.
+ * it handed over to another worker right after the job it had read.
  * {@code FENCEGATE_NO_BUILD} keeps the launcher from running Maven inside this Maven build.
  */
 class SlotWorkersIT {
@@ -72,12 +72,12 @@ class SlotWorkersIT {
                 assertThat(runs.get(i)[1]).as(out).isGreaterThan(runs.get(i - 1)[1]);
             }
             if (partition.group(1).equals(slot)) {
-                // The frozen worker's run ends at the job it read; the next job is its successor's (worker 2).
+                // The frozen worker's run ends at the job it read; the next job is its successor's.
                 long[] frozenRun = runs.stream().filter(r -> r[1] == frozenToken).findFirst().orElseThrow();
                 assertThat(frozenRun[0]).isZero();
                 assertThat(frozenRun[3]).as(out).isEqualTo(jobRead);
                 long[] next = runs.get(runs.indexOf(frozenRun) + 1);
-                assertThat(next[0]).as(out).isEqualTo(2);
+                assertThat(next[0]).as(out).isNotZero();
                 assertThat(next[3] - next[2] + 1).as(out).isGreaterThanOrEqualTo(SlotWorkersMain.JOBS_BEFORE);
             }
         }

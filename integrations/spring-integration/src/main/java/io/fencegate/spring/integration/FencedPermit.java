@@ -39,7 +39,10 @@ public final class FencedPermit implements AutoCloseable {
         return lease.lock();
     }
 
-    /** Whether the permit's lease has ended under its holder (a pause past the ttl, a lost backend). */
+    /**
+     * Whether the permit's lease has ended under its holder (a pause past the ttl, a lost backend),
+     * as its keep-alive found; without keep-alive, {@link #release()} is where a loss shows.
+     */
     public boolean isLost() {
         return lost;
     }

@@ -115,7 +115,7 @@ public final class FencedReadLock implements Lock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return take(Duration.ofNanos(unit.toNanos(time)));
+        return take(Duration.ofNanos(Math.max(0, unit.toNanos(time))));
     }
 
     /** True at once for a nested hold; else asks the issuer for a read lease within {@code wait}. */
