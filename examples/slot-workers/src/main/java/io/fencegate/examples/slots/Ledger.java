@@ -59,6 +59,11 @@ record Ledger(List<Entry> entries) {
         return String.join("; ", problems);
     }
 
+    /** Whether a job after {@code job} carries {@code token}: a write by a holder that read only up to {@code job}. */
+    boolean hasJobAfter(int job, long token) {
+        return entries.stream().anyMatch(e -> e.token() == token && e.job() > job);
+    }
+
     /** {@code worker 0 (token 12) jobs 1-5, worker 2 (token 31) jobs 6-14}: who did what, in order. */
     String holders() {
         List<String> runs = new ArrayList<>();

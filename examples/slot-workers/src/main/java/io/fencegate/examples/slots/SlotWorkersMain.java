@@ -102,8 +102,9 @@ public final class SlotWorkersMain implements Callable<Integer> {
         for (int slot = 0; slot < slots; slot++) {
             Ledger ledger = ledger(client, slot);
             String problems = ledger.problems();
-            boolean lateWriteLanded = slot == result.slot() && ledger.entries().stream()
-                    .anyMatch(e -> e.token() == result.frozenToken() && e.job() > result.jobRead());
+            // An unfenced late write would leave a partition in order (it rewrites it whole, from its
+            // stale read): what shows it is a job past the one it read, under the frozen worker's token.
+            boolean lateWriteLanded = slot == result.slot() && ledger.hasJobAfter(result.jobRead(), result.frozenToken());
             if (lateWriteLanded) {
                 problems = (problems.isEmpty() ? "" : problems + "; ") + "worker 0's late write landed";
             }
