@@ -168,7 +168,7 @@ final class PermitTables {
                 if (refusal == null) {
                     long token = nowUs;
                     try (PreparedStatement s = tables.prepare(c, tables.grantUpdate)) {
-                        LeaseTables.bindGrant(s, token, key, secret, ttlMs, 0, grantedBy);
+                        LeaseTables.bindGrantAt(s, token, key, secret, ttlMs, 0, grantedBy);
                         s.executeUpdate();
                     }
                     try (PreparedStatement s = tables.prepare(c, tables.grantInsert)) {
