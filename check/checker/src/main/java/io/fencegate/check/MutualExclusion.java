@@ -20,6 +20,9 @@ import java.util.Map;
  * other. If that reasoning is wrong for a history, its premise was a double grant or a token out of
  * order, so a violation it finds is still a violation of the history.
  *
+ * <p>Read leases ({@link Op#readMode}) share a lock with each other, never with a write lease: a pair
+ * of read leases is never compared, and a read lease waits only for the write leases below it.
+ *
  * <p>A grant with a higher token answered before a lower-token lease surely ended was granted while
  * that lease was held. Such a pair is excused only if a lease-ending fault may have ended the earlier
  * lease first ({@link Fault#mayEndLease}): one on its gateway or everywhere, whose damage was done
