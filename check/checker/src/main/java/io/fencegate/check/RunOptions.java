@@ -24,11 +24,11 @@ public record RunOptions(List<URI> gateways, Workload workload, int seconds, int
         require(!gateways.isEmpty(), "--url: at least one gateway URL");
         require(seconds >= 1, "--seconds: at least 1, got " + seconds);
         require(clients >= 1 && clients <= 1024, "--clients: 1 to 1024, got " + clients);
+        require(workload != Workload.SEMAPHORE || keys >= 1 && keys <= SemaphoreWorkload.MAX_PERMITS,
+                "--permits: 1 to " + SemaphoreWorkload.MAX_PERMITS + ", got " + keys);
         require(keys >= 1 && keys <= 1000, "--keys: 1 to 1000, got " + keys);
         require(workload != Workload.BANK || keys >= 2 && keys <= 8,
                 "--accounts: 2 to 8 (a lease group holds at most 8 locks), got " + keys);
-        require(workload != Workload.SEMAPHORE || keys <= SemaphoreWorkload.MAX_PERMITS,
-                "--permits: 1 to " + SemaphoreWorkload.MAX_PERMITS + ", got " + keys);
         require(ttlMs >= 100, "--ttl-ms: at least 100 (the gateway's minimum), got " + ttlMs);
         require(thinkMs >= 0, "--think-ms: not negative, got " + thinkMs);
         require(pauseChance >= 0 && pauseChance <= 1, "--pause-chance: 0 to 1, got " + pauseChance);
