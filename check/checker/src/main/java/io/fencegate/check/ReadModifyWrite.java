@@ -105,7 +105,6 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
 
     @Override
     public void step(ClientLoop client, Gateways.Gateway gw) throws InterruptedException {
-        RunOptions options = client.options();
         String key = itemKey(client);
         Lease lease = client.acquire(gw, key);
         if (lease != null) {
