@@ -24,7 +24,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--url", split = ",", description = "gateway base URLs, comma-separated (not with --history)")
     List<URI> urls;
 
-    @Option(names = "--workload", description = "counter, lock-set, mutex or bank (with --history: default, the one the file names)")
+    @Option(names = "--workload", description = "counter, lock-set, mutex, bank, rw or semaphore (with --history: default, the one the file names)")
     String workload;
 
     @Option(names = "--history", description = "judge this saved history.json again instead of running clients")
@@ -50,6 +50,9 @@ public final class CheckCommand implements Callable<Integer> {
 
     @Option(names = "--accounts", description = "bank: its accounts, 2 to 8 (default 5)")
     Integer accounts;
+
+    @Option(names = "--permits", description = "semaphore: its permits, 1 to 64 (default 3)")
+    Integer permits;
 
     @Option(names = "--ttl-ms", defaultValue = "1000", description = "lease ttl (default 1000)")
     long ttlMs;
@@ -100,16 +103,20 @@ public final class CheckCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--url: at least one gateway URL (or --history FILE to judge a saved run)");
         }
         if (workload == null) {
-            throw new IllegalArgumentException("--workload: counter, lock-set, mutex or bank");
+            throw new IllegalArgumentException("--workload: counter, lock-set, mutex, bank, rw or semaphore");
         }
         Workload w = Workload.parse(workload);
         if (accounts != null && w != Workload.BANK) {
             throw new IllegalArgumentException("--accounts: only for the bank workload (the others contend on --keys)");
         }
+        if (permits != null && w != Workload.SEMAPHORE) {
+            throw new IllegalArgumentException("--permits: only for the semaphore workload (the others contend on --keys)");
+        }
         List<String> bypass = bypassUrl == null ? List.of() : new ArrayList<>(Arrays.asList(bypassUrl, bypassUser, bypassPassword));
         return new RunOptions(urls, w, seconds, clients, firstClient, store,
                 keyPrefix != null ? keyPrefix : "check-" + UUID.randomUUID().toString().substring(0, 8),
-                w == Workload.BANK ? (accounts == null ? 5 : accounts) : keys, ttlMs,
+                w == Workload.BANK ? (accounts == null ? 5 : accounts)
+                        : w == Workload.SEMAPHORE ? (permits == null ? SemaphoreWorkload.DEFAULT_PERMITS : permits) : keys, ttlMs,
                 thinkMs, pauseChance, Control.parse(control == null ? "none" : control), bypass, apiKey).validate();
     }
 
@@ -154,7 +161,7 @@ public final class CheckCommand implements Callable<Integer> {
             saved.addAll(History.read(historyFile));
             String named = workload != null ? workload : saved.workload();
             if (named == null) {
-                throw new IllegalArgumentException("--workload: " + historyFile + " does not name its workload; give counter, lock-set, mutex or bank");
+                throw new IllegalArgumentException("--workload: " + historyFile + " does not name its workload; give counter, lock-set, mutex, bank, rw or semaphore");
             }
             w = Workload.parse(named);
             c = Control.parse(control != null ? control : saved.control() != null ? saved.control() : "none");

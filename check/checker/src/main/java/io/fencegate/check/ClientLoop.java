@@ -3,6 +3,7 @@ package io.fencegate.check;
 import io.fencegate.client.FencegateClient;
 import io.fencegate.client.FencegateException;
 import io.fencegate.client.Lease;
+import io.fencegate.client.LeaseMode;
 import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
@@ -106,18 +107,43 @@ final class ClientLoop implements Runnable {
 
     /** The lock guarding an item is {store}/{key}; the mutex workload uses the same shape. Null if not granted. */
     Lease acquire(Gateways.Gateway gw, String key) {
+        return acquire(gw, key, LeaseMode.WRITE);
+    }
+
+    /** {@link #acquire(Gateways.Gateway, String)} in {@code mode}: a read lease is recorded with mode {@code read}. */
+    Lease acquire(Gateways.Gateway gw, String key, LeaseMode mode) {
+        return acquiring(gw, key, mode, 0);
+    }
+
+    /**
+     * One of the {@code permits} permits of the semaphore {store}/{key}, recorded on {@code key} with
+     * the slot it took; the permit guards the items {key}/{slot}. Null if none was free.
+     */
+    Lease acquirePermit(Gateways.Gateway gw, String key, int permits) {
+        return acquiring(gw, key, LeaseMode.WRITE, permits);
+    }
+
+    private Lease acquiring(Gateways.Gateway gw, String key, LeaseMode mode, int permits) {
         String lock = options.store() + "/" + key;
         String ttl = Long.toString(options.ttlMs());
+        Duration ttlD = Duration.ofMillis(options.ttlMs());
+        Duration wait = Duration.ofMillis(2 * options.ttlMs());
+        String modeRecorded = mode == LeaseMode.READ ? Op.READ_MODE : null;
+        Integer permitsRecorded = permits > 0 ? permits : null;
         FencegateClient c = gw.client();
         long t0 = Clock.nowUs();
         try {
-            Optional<Lease> lease = c.acquire(lock, Duration.ofMillis(options.ttlMs()), Duration.ofMillis(2 * options.ttlMs()));
+            Optional<Lease> lease = permits > 0 ? c.acquirePermit(lock, permits, ttlD, wait) : c.acquire(lock, mode, ttlD, wait);
             answered(gw);
-            record(gw, Op.ACQUIRE, key, lease.map(Lease::token).orElse(0L), ttl, 0, t0,
-                    lease.isPresent() ? Outcome.OK : Outcome.FAIL, lease.isPresent() ? "" : "423 held");
+            Integer slot = lease.filter(Lease::isPermit).map(Lease::slot).orElse(null);
+            add(new Op(id, Op.ACQUIRE, key, lease.map(Lease::token).orElse(0L), ttl, 0, t0, Clock.nowUs(),
+                    lease.isPresent() ? Outcome.OK : Outcome.FAIL, lease.isPresent() ? "" : "423 held", gw.url())
+                    .withLease(modeRecorded, slot, permitsRecorded));
             return lease.orElse(null);
         } catch (RuntimeException e) {
-            failed(gw, c, Op.ACQUIRE, key, 0, ttl, t0, e);
+            add(new Op(id, Op.ACQUIRE, key, 0, ttl, 0, t0, Clock.nowUs(), failure(e), describe(e), gw.url())
+                    .withLease(modeRecorded, null, permitsRecorded));
+            backOff(gw, c, e);
             return null;
         }
     }
@@ -133,9 +159,11 @@ final class ClientLoop implements Runnable {
         try {
             boolean renewed = c.renew(lease.leaseId()).isPresent();
             answered(gw);
-            record(gw, Op.RENEW, key, lease.token(), ttl, 0, t0, renewed ? Outcome.OK : Outcome.FAIL, renewed ? "" : "410 gone");
+            add(shaped(new Op(id, Op.RENEW, key, lease.token(), ttl, 0, t0, Clock.nowUs(), renewed ? Outcome.OK : Outcome.FAIL,
+                    renewed ? "" : "410 gone", gw.url()), lease));
         } catch (RuntimeException e) {
-            failed(gw, c, Op.RENEW, key, lease.token(), ttl, t0, e);
+            add(shaped(new Op(id, Op.RENEW, key, lease.token(), ttl, 0, t0, Clock.nowUs(), failure(e), describe(e), gw.url()), lease));
+            backOff(gw, c, e);
         }
     }
 
@@ -145,10 +173,21 @@ final class ClientLoop implements Runnable {
         try {
             boolean released = c.release(lease.leaseId());
             answered(gw);
-            record(gw, Op.RELEASE, key, lease.token(), null, 0, t0, released ? Outcome.OK : Outcome.FAIL, released ? "" : "410 gone");
+            add(shaped(new Op(id, Op.RELEASE, key, lease.token(), null, 0, t0, Clock.nowUs(),
+                    released ? Outcome.OK : Outcome.FAIL, released ? "" : "410 gone", gw.url()), lease));
         } catch (RuntimeException e) {
-            failed(gw, c, Op.RELEASE, key, lease.token(), null, t0, e);
+            add(shaped(new Op(id, Op.RELEASE, key, lease.token(), null, 0, t0, Clock.nowUs(), failure(e), describe(e), gw.url()), lease));
+            backOff(gw, c, e);
         }
+    }
+
+    /** {@code op} of {@code lease}: with its mode if it is a read lease, its slot if it is a permit (so its checker can pair them). */
+    private static Op shaped(Op op, Lease lease) {
+        return op.withLease(lease.mode() == LeaseMode.READ ? Op.READ_MODE : null, lease.isPermit() ? lease.slot() : null, null);
+    }
+
+    private void add(Op op) {
+        history.add(op);
     }
 
     /** Mostly a short think; sometimes a pause past the ttl, the holder that wakes up stale. */

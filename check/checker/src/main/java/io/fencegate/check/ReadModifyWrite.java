@@ -105,12 +105,25 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
 
     @Override
     public void step(ClientLoop client, Gateways.Gateway gw) throws InterruptedException {
-        RunOptions options = client.options();
         String key = itemKey(client);
         Lease lease = client.acquire(gw, key);
-        if (lease == null) {
-            return;
+        if (lease != null) {
+            underLease(client, gw, key, lease);
         }
+    }
+
+    /**
+     * Under {@code lease} (granted on {store}/{key}): fenced read, think or pause past the ttl, guarded
+     * write of the next value, release. The plain-reads control reads without the token; the
+     * bypass-guard control writes past the guard.
+     */
+    void underLease(ClientLoop client, Gateways.Gateway gw, String key, Lease lease) throws InterruptedException {
+        underLeaseOf(client, gw, key, key, lease);
+    }
+
+    /** {@link #underLease} of the item {@code key} under a lease recorded on {@code leaseKey} (a semaphore's permit). */
+    void underLeaseOf(ClientLoop client, Gateways.Gateway gw, String key, String leaseKey, Lease lease) throws InterruptedException {
+        RunOptions options = client.options();
         long token = lease.token();
         FencegateClient c = gw.client();
         boolean plain = options.control() == Control.PLAIN_READS;
@@ -122,7 +135,7 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
             client.answered(gw);
         } catch (RuntimeException e) {
             client.failed(gw, c, Op.READ, key, readToken, null, t0, e);
-            client.release(gw, key, lease);
+            client.release(gw, leaseKey, lease);
             return;
         }
         String current = read instanceof ReadOutcome.Value v ? new String(v.bytes(), StandardCharsets.UTF_8) : null;
@@ -130,13 +143,13 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
         client.record(gw, Op.READ, key, readToken, current, readOf, t0, read instanceof Stale ? Outcome.FAIL : Outcome.OK,
                 read instanceof Stale s ? "stale: item fenced at " + s.fence() : "");
         if (read instanceof Stale) {
-            client.release(gw, key, lease);
+            client.release(gw, leaseKey, lease);
             return;
         }
         client.pauseOrThink();
         Next next = next(client, current);
         write(client, gw, key, token, next);
-        client.release(gw, key, lease);
+        client.release(gw, leaseKey, lease);
     }
 
     /** The guarded write of {@code next} with {@code token} (or, for the bypass-guard control, the unguarded one). */

@@ -9,7 +9,7 @@ import java.util.List;
  * @param gateways    the gateways' base URLs; clients spread their calls over all of them
  * @param clients     client threads in this process
  * @param firstClient number of this process's first client (so several processes' histories merge)
- * @param keys        items (locks) the clients contend on; for the bank, its accounts
+ * @param keys        items (locks) the clients contend on; for the bank, its accounts; for the semaphore, its permits
  * @param ttlMs       lease ttl; a pause is longer than it
  * @param thinkMs     up to this long between the read and the write (or while holding a mutex)
  * @param pauseChance how often a client pauses past its ttl instead of thinking
@@ -24,6 +24,8 @@ public record RunOptions(List<URI> gateways, Workload workload, int seconds, int
         require(!gateways.isEmpty(), "--url: at least one gateway URL");
         require(seconds >= 1, "--seconds: at least 1, got " + seconds);
         require(clients >= 1 && clients <= 1024, "--clients: 1 to 1024, got " + clients);
+        require(workload != Workload.SEMAPHORE || keys >= 1 && keys <= SemaphoreWorkload.MAX_PERMITS,
+                "--permits: 1 to " + SemaphoreWorkload.MAX_PERMITS + ", got " + keys);
         require(keys >= 1 && keys <= 1000, "--keys: 1 to 1000, got " + keys);
         require(workload != Workload.BANK || keys >= 2 && keys <= 8,
                 "--accounts: 2 to 8 (a lease group holds at most 8 locks), got " + keys);
@@ -35,9 +37,9 @@ public record RunOptions(List<URI> gateways, Workload workload, int seconds, int
         require(control != Control.BYPASS_GUARD || bypassJdbc.size() >= 1,
                 "--bypass-jdbc-url: the bypass-guard control writes straight to the store's database");
         require(control != Control.BYPASS_GUARD || workload.writesItems(),
-                "--control bypass-guard: the mutex workload writes nothing; use counter, lock-set or bank");
+                "--control bypass-guard: the mutex workload writes nothing; use counter, lock-set, bank, rw or semaphore");
         require(control != Control.PLAIN_READS || workload.writesItems(),
-                "--control plain-reads: the mutex workload reads nothing; use counter, lock-set or bank");
+                "--control plain-reads: the mutex workload reads nothing; use counter, lock-set, bank, rw or semaphore");
         return this;
     }
 

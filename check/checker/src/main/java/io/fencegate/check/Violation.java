@@ -21,4 +21,8 @@ public record Violation(String kind, String key, long atUs, String detail) {
     public static final String INCONSISTENT_READ = "inconsistent-read";
     /** The bank: an acknowledged transfer the final read does not show. */
     public static final String LOST_TRANSFER = "lost-transfer";
+    /** rw: a write acknowledged with the token of a read lease (a read lease's token only reads). */
+    public static final String READ_TOKEN_WRITE = "read-token-write";
+    /** semaphore: more holders surely live at once than it has permits, or a permit in a slot beyond its count. */
+    public static final String PERMITS_EXCEEDED = "permits-exceeded";
 }

@@ -8,7 +8,7 @@ import java.util.Map;
  * generator beside its checker): {@link #step} is one client's next operations, {@link #check} the
  * properties its operations on one key must have.
  */
-public sealed interface Workload permits ReadModifyWrite, MutexWorkload, BankWorkload {
+public sealed interface Workload permits ReadModifyWrite, MutexWorkload, BankWorkload, ReadWriteWorkload, SemaphoreWorkload {
     /** lease, fenced read, think or pause, write n+1, release. */
     Workload COUNTER = new CounterWorkload();
     /** Jepsen's lock-set: lease, fenced read of a set, pause, write the set plus this client's element. */
@@ -17,14 +17,18 @@ public sealed interface Workload permits ReadModifyWrite, MutexWorkload, BankWor
     Workload MUTEX = new MutexWorkload();
     /** Jepsen's bank: transfers between accounts in transactions, reads of them all; the total never changes. */
     Workload BANK = new BankWorkload();
+    /** Read and write leases on a few locks: readers make fenced reads, writers increment a counter. */
+    Workload RW = new ReadWriteWorkload();
+    /** A fenced semaphore of {@code --permits}: each holder increments its slot's counter. */
+    Workload SEMAPHORE = new SemaphoreWorkload();
 
     static List<Workload> values() {
-        return List.of(COUNTER, LOCK_SET, MUTEX, BANK);
+        return List.of(COUNTER, LOCK_SET, MUTEX, BANK, RW, SEMAPHORE);
     }
 
     static Workload parse(String s) {
         return OptionEnums.parse("--workload", s, values(), Workload::label,
-                Map.of("lockset", LOCK_SET, "set", LOCK_SET, "fenced-mutex", MUTEX));
+                Map.of("lockset", LOCK_SET, "set", LOCK_SET, "fenced-mutex", MUTEX, "read-write", RW, "rwlock", RW, "sem", SEMAPHORE));
     }
 
     /** Its name on the command line and in files. */

@@ -38,6 +38,13 @@ class CheckCommandTest {
     }
 
     @Test
+    void semaphorePermitsOutOfRangeOrOnAnotherWorkloadExitTwoNamingTheOption() {
+        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "semaphore", "--permits", "0")).contains("--permits");
+        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "semaphore", "--permits", "65")).contains("--permits").contains("65");
+        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "rw", "--permits", "3")).contains("--permits");
+    }
+
+    @Test
     void bypassControlWithoutDatabaseExitsTwoNamingTheOption() {
         assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "counter", "--control", "bypass-guard"))
                 .contains("--bypass-jdbc-url");

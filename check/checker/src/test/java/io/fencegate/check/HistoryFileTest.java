@@ -61,6 +61,24 @@ class HistoryFileTest {
     }
 
     @Test
+    void leaseShapeIsKeptAndAWriteLeaseWritesNone(@TempDir Path dir) throws Exception {
+        History h = new History().describe("rw", "none");
+        String gw = "http://127.0.0.1:18081/";
+        h.add(new Op(1, Op.ACQUIRE, "k", 5, "1000", 0, 10, 20, Outcome.OK, "", gw).withLease(Op.READ_MODE, null, null));
+        h.add(new Op(2, Op.ACQUIRE, "s", 3, "1000", 0, 10, 20, Outcome.OK, "", gw).withLease(null, 1, 3));
+        h.add(new Op(3, Op.ACQUIRE, "k", 6, "1000", 0, 30, 40, Outcome.OK, "", gw));
+        h.write(dir.resolve("h.json"));
+        History.Data read = History.read(dir.resolve("h.json"));
+        assertThat(read.ops().get(0).readMode()).isTrue();
+        assertThat(read.ops().get(1)).extracting(Op::mode, Op::slot, Op::permits).containsExactly(null, 1, 3);
+        assertThat(read.ops().get(2)).extracting(Op::mode, Op::slot, Op::permits).containsExactly(null, null, null);
+        // a write lease's operations are written as before read leases: no "mode", "slot" or "permits" field
+        String json = Files.readString(dir.resolve("h.json"));
+        assertThat(json.split("\"mode\"", -1)).hasSize(2);
+        assertThat(json.split("\"slot\"", -1)).hasSize(2);
+    }
+
+    @Test
     void summaryJsonReadsBackAsTheSummaryItWas(@TempDir Path dir) throws Exception {
         History h = new History().describe("mutex", "none");
         h.add(new Op(1, Op.ACQUIRE, "m", 5, "1000", 0, 0, 1_000, Outcome.OK, "", "http://127.0.0.1:18081/"));

@@ -25,7 +25,7 @@ class OptionEnumsTest {
     @Test
     void anUnknownNameIsRefusedNamingTheOptionAndWhatItTakes() {
         assertThatThrownBy(() -> Workload.parse("queue")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("--workload: expected counter, lock-set, mutex or bank, got 'queue'");
+                .hasMessage("--workload: expected counter, lock-set, mutex, bank, rw or semaphore, got 'queue'");
         assertThatThrownBy(() -> Control.parse("plain_reads")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--control: expected none, plain-reads or bypass-guard, got 'plain_reads'");
     }

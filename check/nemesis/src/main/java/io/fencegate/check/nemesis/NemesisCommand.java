@@ -53,9 +53,12 @@ public final class NemesisCommand implements Callable<Integer> {
     /** The workloads run by default: the bank is chosen by name, so a run's length does not change under it. */
     static final List<String> DEFAULT_WORKLOADS = List.of("counter", "lock-set", "mutex");
 
-    @Option(names = "--workload", split = ",", description = "the workloads to run, in order: counter, lock-set, mutex, bank"
-            + " (default counter,lock-set,mutex); the controls run on the counter and on the bank among them")
+    @Option(names = "--workload", split = ",", description = "the workloads to run, in order: counter, lock-set, mutex, bank,"
+            + " rw, semaphore (default counter,lock-set,mutex); the controls run on the counter, the bank, rw and semaphore among them")
     List<String> workloadNames;
+
+    @Option(names = "--permits", description = "semaphore: its permits (default 3)")
+    Integer permits;
 
     @Option(names = "--out", defaultValue = "nemesis-results", description = "results folder")
     Path out;
@@ -198,9 +201,12 @@ public final class NemesisCommand implements Callable<Integer> {
         return chosen;
     }
 
-    /** The workloads the controls break: the counter and the bank among {@code chosen}, or the counter if neither is. */
+    /** The workloads with controls of their own. */
+    static final List<Workload> CONTROLLED = List.of(Workload.COUNTER, Workload.BANK, Workload.RW, Workload.SEMAPHORE);
+
+    /** The workloads the controls break: those among {@code chosen} with controls of their own, or the counter if none is. */
     static List<Workload> controlled(List<Workload> chosen) {
-        List<Workload> c = chosen.stream().filter(w -> w == Workload.COUNTER || w == Workload.BANK).toList();
+        List<Workload> c = chosen.stream().filter(CONTROLLED::contains).toList();
         return c.isEmpty() ? List.of(Workload.COUNTER) : c;
     }
 
@@ -235,7 +241,7 @@ public final class NemesisCommand implements Callable<Integer> {
             for (Workload w : Workload.values()) {
                 runs.add(w.label());
             }
-            for (Workload w : List.of(Workload.COUNTER, Workload.BANK)) {
+            for (Workload w : CONTROLLED) {
                 for (Control c : List.of(Control.PLAIN_READS, Control.BYPASS_GUARD)) {
                     runs.add(controlName(w, c));
                 }
@@ -268,11 +274,15 @@ public final class NemesisCommand implements Callable<Integer> {
         String urls = String.join(",", d.urls.stream().map(Object::toString).toList());
         long start = Clock.nowUs();
         for (int p = 0; p < CLIENT_PROCESSES; p++) {
+            List<String> args = new ArrayList<>(List.of("--url", urls, "--workload", w.label(), "--seconds", Integer.toString(seconds),
+                    "--clients", Integer.toString(CLIENTS_PER_PROCESS), "--first-client", Integer.toString(p * 1000),
+                    "--key-prefix", prefix, "--ttl-ms", Long.toString(ttlMs), "--record-only",
+                    "--out", phaseDir.resolve("history-" + p + ".json").toString()));
+            if (w == Workload.SEMAPHORE && permits != null) {
+                args.addAll(List.of("--permits", Integer.toString(permits)));
+            }
             clients.add(HarnessJvm.start("client-" + w.label() + "-" + p, phaseDir, "io.fencegate.check.CheckCommand",
-                    List.of("-Xmx128m"), List.of("--url", urls, "--workload", w.label(), "--seconds", Integer.toString(seconds),
-                            "--clients", Integer.toString(CLIENTS_PER_PROCESS), "--first-client", Integer.toString(p * 1000),
-                            "--key-prefix", prefix, "--ttl-ms", Long.toString(ttlMs), "--record-only",
-                            "--out", phaseDir.resolve("history-" + p + ".json").toString())));
+                    List.of("-Xmx128m"), args));
         }
         for (ChildProcess c : new ArrayList<>(clients)) {
             int code = c.await(seconds + 120L);
@@ -300,6 +310,7 @@ public final class NemesisCommand implements Callable<Integer> {
         // and write; in 10 s a clean-clone CI run once saw none (114 operations, PROVED NOTHING). The
         // bank's 15 s on 3 accounts: any two transfers share an account, and each stale transfer tears
         // the later reads of its accounts (10 s at a load of 24 acknowledged 12 transfers and found 6).
+        // rw and the semaphore: 2 locks, or a semaphore of 2 permits, as the counter's 2 items.
         boolean bank = w == Workload.BANK;
         RunOptions options = new RunOptions(d.urls, w, bank ? 15 : 20, 16, 0, "main",
                 "control-" + UUID.randomUUID().toString().substring(0, 8), bank ? 3 : 2, 500, 20, 0.3, control,

@@ -70,6 +70,9 @@ class NemesisCommandTest {
         assertThat(NemesisCommand.controlled(List.of(Workload.COUNTER, Workload.LOCK_SET, Workload.MUTEX))).containsExactly(Workload.COUNTER);
         assertThat(NemesisCommand.controlled(List.of(Workload.BANK))).containsExactly(Workload.BANK);
         assertThat(NemesisCommand.controlled(List.of(Workload.MUTEX))).containsExactly(Workload.COUNTER);
+        assertThat(NemesisCommand.controlled(List.of(Workload.RW, Workload.MUTEX, Workload.SEMAPHORE)))
+                .containsExactly(Workload.RW, Workload.SEMAPHORE);
+        assertThat(NemesisCommand.controlName(Workload.RW, Control.BYPASS_GUARD)).isEqualTo("rw control bypass-guard");
         assertThat(NemesisCommand.controlName(Workload.BANK, Control.PLAIN_READS)).isEqualTo("bank control plain-reads");
         assertThat(NemesisCommand.controlName(Workload.COUNTER, Control.PLAIN_READS)).isEqualTo("control plain-reads");
     }
