@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * gateway's session, whichever is first); a writer waiting through another gateway then gets the
  * lock with a higher token, and the dead reader's token no longer reads what the writer wrote. On
  * the ZooKeeper, Redis and SQL (PostgreSQL) issuers, each gateway with an issuer of its own on the
- * one backend and a files store on one folder.
+ * one backend (on Redis, one token mark in PostgreSQL, as two hosts share) and a files store on one
+ * folder.
  */
 class KilledReaderGatewayIT {
     private static final Duration READ_TTL = Duration.ofSeconds(3);
@@ -45,19 +46,19 @@ class KilledReaderGatewayIT {
         String redisPrefix = "fg-killed-reader-" + UUID.randomUUID() + ":";
         Vertx vertx = Vertx.vertx();
         try (TestingServer zookeeper = issuer.equals("zookeeper") ? new TestingServer(true) : null;
-                TestDatabases db = issuer.equals("postgres") ? TestDatabases.create(TestDatabases.Kind.POSTGRES) : null) {
+                TestDatabases db = issuer.equals("zookeeper") ? null : TestDatabases.create(TestDatabases.Kind.POSTGRES)) {
             String issuerYaml = switch (issuer) {
                 case "zookeeper" -> "{ type: zookeeper, connectString: \"" + zookeeper.getConnectString()
                         + "\", sessionTimeout: 6s, operationTimeout: 5s }";
+                // Two hosts on one Redis prefix share its token mark: a row in PostgreSQL.
                 case "redis" -> "{ type: redis, uri: \"redis://127.0.0.1:6379\", keyPrefix: \"" + redisPrefix
-                        + "\", highWaterMarkFile: \"%s\" }";
+                        + "\", highWaterMarkUrl: \"" + db.url() + "\", highWaterMarkUser: " + db.user() + " }";
                 default -> "{ type: sql, url: \"" + db.url() + "\", user: " + db.user() + ", password: \"\" }";
             };
             String yaml = "issuer: " + issuerYaml + "\nstores:\n  docs: { type: files, dir: \"" + work.resolve("docs") + "\" }\n";
-            // Each gateway its own Redis token mark file, as two hosts would have.
             Path configA = work.resolve("a.yaml");
-            Files.writeString(configA, yaml.replace("%s", work.resolve("a.mark").toString()));
-            Backends backendsB = Backends.open(ConfigLoader.parse(yaml.replace("%s", work.resolve("b.mark").toString()), Map.of()), vertx);
+            Files.writeString(configA, yaml);
+            Backends backendsB = Backends.open(ConfigLoader.parse(yaml, Map.of()), vertx);
             try (GatewayProcess a = GatewayProcess.start(work, "serve", "--config", configA.toString());
                     GatewayHarness b = new GatewayHarness(new GatewayOptions(), backendsB.issuer(), backendsB.stores(), List.of(backendsB))) {
                 FencegateClient viaA = FencegateClient.builder(a.awaitReady(180).uri()).timeout(Duration.ofSeconds(60)).build();
