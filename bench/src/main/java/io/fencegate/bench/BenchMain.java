@@ -12,7 +12,7 @@ import java.util.Set;
 /**
  * Runs every comparison and writes the report. {@code ./bench/run} is the command; the arguments:
  * {@code --profile full|smoke} (default full), {@code --out FILE} (default docs/BENCHMARKS.md),
- * {@code --only zookeeper,redis,sql,gateway,client,transfer,multilock,python-node,library,shedlock} (default all
+ * {@code --only zookeeper,redis,sql,gateway,client,transfer,multilock,python-node,library,shedlock,readwrite} (default all
  * but client, transfer and multilock: parts of other groups, to run alone).
  */
 public final class BenchMain {
@@ -21,7 +21,7 @@ public final class BenchMain {
      * transfer alone, {@code multilock} the MultiLock scenarios of the zookeeper, redis and sql groups alone.
      */
     static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "transfer", "multilock",
-            "python-node", "library", "shedlock");
+            "python-node", "library", "shedlock", "readwrite");
 
     private BenchMain() {}
 
@@ -32,7 +32,7 @@ public final class BenchMain {
         }
         Profile profile = Profile.FULL;
         Path out = Path.of("docs/BENCHMARKS.md");
-        Set<String> only = Set.of("zookeeper", "redis", "sql", "gateway", "python-node", "library", "shedlock");
+        Set<String> only = Set.of("zookeeper", "redis", "sql", "gateway", "python-node", "library", "shedlock", "readwrite");
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -120,6 +120,11 @@ public final class BenchMain {
         if (groups.contains("shedlock")) {
             try (ShedLockPairs shedlock = new ShedLockPairs(work.resolve("shedlock"))) {
                 all.addAll(runAll(profile, shedlock.scenarios()));
+            }
+        }
+        if (groups.contains("readwrite")) {
+            try (ReadWriteLeases readWrite = new ReadWriteLeases(work.resolve("readwrite"))) {
+                all.addAll(runAll(profile, readWrite.scenarios()));
             }
         }
         new Report(profile, all, machine, versions, MachineFacts.loadAverage(), command).write(out);

@@ -119,6 +119,21 @@ final class Notes {
               releases sent at once), against the same issuer taking the two locks with two acquires in
               sequence and releasing them with two releases in sequence: what a caller writes without it.
               Uncontended, in flight; one operation is both locks acquired and released.
+            - **Read leases and semaphore permits** (`./bench/run --only readwrite`). Each issuer against
+              the recipe its users run on the same backend, all in flight at 1 and 16, one operation an
+              acquire and its release. Read leases: every reader takes the one lock `shared` (read leases
+              exist to be held together). On ZooKeeper (its own in-process `TestingServer`, one Curator
+              session for all) the issuer in zxid mode against Curator's `InterProcessReadWriteLock` read
+              lock, and permits of one semaphore of 16 against `InterProcessSemaphoreV2` (16 leases);
+              Curator's recipes only block, so their calls run on a pool of 16 threads. On Redis (the
+              shared server, keys under a random prefix) the issuer against Redisson's `RReadWriteLock`
+              read lock (`lockAsync`/`unlockAsync`, a holder id of its own each acquire) and `RSemaphore`
+              (16 permits set once, `acquireAsync`/`releaseAsync`; it has no lease time, so a holder that
+              dies keeps its permit). The SQL issuer on PostgreSQL (a schema of the run's own, a pool of
+              16) has no SQL peer: its read lease and permit run beside its own write lease (a lock a
+              slot). Round trips per acquire+release, counted one at a time by `ReadWriteCost` (bench
+              sources, run by hand): ZooKeeper requests from Curator's tracer, Redis commands sent from
+              MONITOR on a server of its own, SQL statements and commits the issuer's connections sent.
             - **Two-item transfer.** The gateway's `bank` store (reactive Postgres, `same-lease`, a lock per
               account: 256 accounts, each with a lease of its own held for the run) takes one
               `POST /v1/stores/bank/transactions` writing two random accounts (100 bytes each), each with its

@@ -93,6 +93,7 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
         target(rows, "FencegateClient ≥ 0.8× a pooled async client (Vert.x WebClient), 16 in flight", 0.8,
                 find(GatewayWrites.CLIENT, "in flight", 16), "FencegateClient", "Vert.x WebClient");
         multiTargets(rows);
+        readWriteTargets(rows);
         target(rows, "Python client ≥ 0.8× a plain http.client loop, same route, 16 in flight", 0.8,
                 find(ClientLanguages.SECTION, ClientLanguages.PYTHON, 16), "fencegate client (Python)", "http.client");
         target(rows, "Node client ≥ 0.8× a plain fetch loop, same route, 16 in flight", 0.8,
@@ -152,6 +153,25 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
                 target(rows, "MultiLock of 2 ≥ 1.0× two single acquires in sequence, " + issuer + ", c=" + c, 1.0,
                         find(MultiLockPairs.SECTION, MultiLockPairs.title(issuer), c), MultiLockPairs.GROUP, MultiLockPairs.SINGLES);
             }
+        }
+    }
+
+    /** Read leases and permits against the recipes on the same backend; the SQL issuer's beside its own write lease. */
+    private void readWriteTargets(StringBuilder rows) {
+        String rw = ReadWriteLeases.SECTION;
+        for (int c : new int[] {1, 16}) {
+            target(rows, "Read lease: ZooKeeper issuer ≥ 1.0× Curator InterProcessReadWriteLock's read lock, one lock, c=" + c, 1.0,
+                    find(rw, ReadWriteLeases.READ + ", ZooKeeper", c), ReadWriteLeases.ZK_READ, ReadWriteLeases.CURATOR_READ);
+            target(rows, "Read lease: Redis issuer ≥ 1.0× Redisson RReadWriteLock's read lock, one lock, c=" + c, 1.0,
+                    find(rw, ReadWriteLeases.READ + ", Redis", c), ReadWriteLeases.REDIS_READ, ReadWriteLeases.REDISSON_READ);
+            target(rows, "Permit: ZooKeeper issuer ≥ 1.0× Curator InterProcessSemaphoreV2, c=" + c, 1.0,
+                    find(rw, ReadWriteLeases.PERMIT + ", ZooKeeper", c), ReadWriteLeases.ZK_PERMIT, ReadWriteLeases.CURATOR_SEMAPHORE);
+            target(rows, "Permit: Redis issuer ≥ 1.0× Redisson RSemaphore, c=" + c, 1.0,
+                    find(rw, ReadWriteLeases.PERMIT + ", Redis", c), ReadWriteLeases.REDIS_PERMIT, ReadWriteLeases.REDISSON_SEMAPHORE);
+            target(rows, "(no target) SQL issuer on PostgreSQL: read lease ÷ its write lease, c=" + c, Double.NaN,
+                    find(rw, ReadWriteLeases.READ + ", SQL", c), ReadWriteLeases.SQL_READ, ReadWriteLeases.SQL_WRITE);
+            target(rows, "(no target) SQL issuer on PostgreSQL: permit ÷ its write lease, c=" + c, Double.NaN,
+                    find(rw, ReadWriteLeases.PERMIT + ", SQL", c), ReadWriteLeases.SQL_PERMIT, ReadWriteLeases.SQL_WRITE);
         }
     }
 

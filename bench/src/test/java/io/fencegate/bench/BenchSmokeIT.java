@@ -27,7 +27,13 @@ class BenchSmokeIT {
         assertThat(scenarios).extracting(Scenario::section).containsAll(List.of(ZooKeeperLeases.SECTION,
                 RedisLeases.SECTION, GatewayWrites.POSTGRES, GatewayWrites.MARIADB, GatewayWrites.CLIENT,
                 LibraryWrites.JDBC, LibraryWrites.FILES, ShedLockPairs.SECTION, SqlLeases.POSTGRES, SqlLeases.MARIADB,
-                MultiLockPairs.SECTION, GatewayTransfers.SECTION, ClientLanguages.SECTION));
+                MultiLockPairs.SECTION, GatewayTransfers.SECTION, ClientLanguages.SECTION, ReadWriteLeases.SECTION));
+        // Read leases and permits on every issuer, each beside its peer on the same backend, at 1 and 16.
+        assertThat(scenarios).filteredOn(s -> s.section().equals(ReadWriteLeases.SECTION))
+                .extracting(s -> s.title() + " c=" + s.concurrency()).hasSize(12).contains(
+                        ReadWriteLeases.READ + ", ZooKeeper, in flight c=16", ReadWriteLeases.READ + ", Redis, in flight c=1",
+                        ReadWriteLeases.PERMIT + ", ZooKeeper, in flight c=1", ReadWriteLeases.PERMIT + ", Redis, in flight c=16",
+                        ReadWriteLeases.PERMIT + ", SQL on PostgreSQL, in flight c=16");
         // MultiLock against two single acquires on every issuer the bench covers, at 1 and 16.
         assertThat(scenarios).filteredOn(s -> s.section().equals(MultiLockPairs.SECTION))
                 .extracting(s -> s.title() + " c=" + s.concurrency()).containsExactlyInAnyOrder(
@@ -57,9 +63,11 @@ class BenchSmokeIT {
                 "Redis issuer (async) ≥ 0.8× the raw Lua floor", "ZooKeeper issuer (zxid, blocking) ≥ 0.9× raw create+delete",
                 "Two-item transfer: gateway (one transaction request) ≥ 0.8× pgbench", GatewayTransfers.GATEWAY_STATEMENTS,
                 "MultiLock of 2 ≥ 1.0× two single acquires in sequence, SQL on MariaDB, c=16",
-                "Python client ≥ 0.8× a plain http.client loop", "Node client ≥ 0.8× a plain fetch loop");
+                "Python client ≥ 0.8× a plain http.client loop", "Node client ≥ 0.8× a plain fetch loop",
+                "Read lease: ZooKeeper issuer ≥ 1.0× Curator InterProcessReadWriteLock's read lock, one lock, c=16",
+                "Permit: Redis issuer ≥ 1.0× Redisson RSemaphore, c=1", ReadWriteLeases.CURATOR_SEMAPHORE);
         try (var charts = Files.list(dir.resolve("benchmarks"))) {
-            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(13);
+            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(14);
         }
         assertThat(Profile.SMOKE.measure()).isLessThan(Duration.ofSeconds(1));
     }

@@ -10,14 +10,16 @@ import picocli.CommandLine.Unmatched;
 
 /**
  * {@code fencegate serve | hash-key | version}: the command line behind the {@code ./fencegate}
- * launcher. {@code demo}, {@code transfer}, {@code check} and {@code nemesis} live in other modules (their own
+ * launcher. {@code demo}, {@code transfer}, {@code slot-workers}, {@code check} and {@code nemesis} live in other modules (their own
  * dependencies); the launcher runs them directly, and they are listed here so that
  * {@code --help} shows every command.
  */
 @Command(name = "fencegate", mixinStandardHelpOptions = true, versionProvider = BuildInfo.class,
         description = "Fencing tokens that make distributed locks safe for data.",
-        subcommands = {ServeCommand.class, Main.HashKey.class, Main.Demo.class, Main.Transfer.class, Main.Check.class, Main.Nemesis.class,
-                Main.Version.class},
+        subcommands = {ServeCommand.class, Main.HashKey.class, Main.Demo.class, Main.Transfer.class, Main.SlotWorkers.class,
+                Main.Check.class, Main.Nemesis.class, Main.Version.class},
+        // One line a command: at picocli's default 80 columns, slot-workers' longer name wraps the others.
+        usageHelpWidth = 100,
         // The launchers pass the name they were called by (./fencegate, bin/fencegate) as fencegate.command.
         footer = "%nRun ${sys:fencegate.command:-./fencegate} COMMAND --help for a command's options.")
 public final class Main implements Runnable {
@@ -91,6 +93,13 @@ public final class Main implements Runnable {
     static final class Transfer extends Elsewhere {
         Transfer() {
             super("transfer", "examples/transfer");
+        }
+    }
+
+    @Command(name = "slot-workers", description = "Workers on a fenced semaphore: a frozen worker's late writes are refused.")
+    static final class SlotWorkers extends Elsewhere {
+        SlotWorkers() {
+            super("slot-workers", "examples/slot-workers");
         }
     }
 

@@ -27,6 +27,7 @@ class MainTest {
                 .containsPattern("(?m)^  hash-key +Make a new API key; print it once, with its config entry\\.$")
                 .containsPattern("(?m)^  demo +The inventory-oversell demo, with and without fencing\\.$")
                 .containsPattern("(?m)^  transfer +Money transfers: a plain lock vs a MultiLock and one transaction\\.$")
+                .containsPattern("(?m)^  slot-workers +Workers on a fenced semaphore: a frozen worker's late writes are refused\\.$")
                 .containsPattern("(?m)^  check +Check live gateways: run a workload, record it, judge the history\\.$")
                 .containsPattern("(?m)^  nemesis +Run the check workloads under injected faults\\.$")
                 .containsPattern("(?m)^  version +Print the version and the git commit it was built from\\.$")

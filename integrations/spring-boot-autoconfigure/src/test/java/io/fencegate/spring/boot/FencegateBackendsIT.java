@@ -8,6 +8,9 @@ import io.fencegate.issuer.LeaseIssuer;
 import io.fencegate.issuer.MultiLock;
 import io.fencegate.spring.integration.FencedLockRegistry;
 import io.fencegate.spring.integration.FencedMultiLock;
+import io.fencegate.spring.integration.FencedPermit;
+import io.fencegate.spring.integration.FencedReadWriteLock;
+import io.fencegate.spring.integration.FencedSemaphore;
 import io.fencegate.store.Executed;
 import io.fencegate.store.ExecutedAll;
 import io.fencegate.store.KeysResult;
@@ -251,6 +254,80 @@ class FencegateBackendsIT {
                         assertThat(context).hasSingleBean(DSLContext.class); // Boot's own, used by the guard beans
                         staleTokenIsRefusedByBothShapes(context, org.jooq.SQLDialect.MARIADB);
                     });
+        }
+    }
+
+    @Test
+    void theRegistryBeanOnTheSqlIssuerGivesReadWriteLocksAndSemaphorePermitsWhoseTokensTheGuardTakes() throws Exception {
+        try (TestDatabases db = TestDatabases.postgres("fg_boot_rw")) {
+            runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                            FencegateIntegrationAutoConfiguration.class))
+                    .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=postgres",
+                            "fencegate.issuer.backend=sql", "fencegate.issuer.sql.pool-size=2")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        readWriteLockAndSemaphoreUnderTheRegistryBean(context);
+                    });
+        }
+    }
+
+    /** The docs' snippet: a read-write lock and a semaphore's permit from the registry bean, the permit guarding its slot's row. */
+    private static void readWriteLockAndSemaphoreUnderTheRegistryBean(AssertableApplicationContext context) throws Exception {
+        DSLContext sql = DSL.using(context.getBean(javax.sql.DataSource.class), org.jooq.SQLDialect.POSTGRES);
+        sql.execute("CREATE TABLE export_slot (slot INT PRIMARY KEY, runs INT NOT NULL)");
+        sql.execute("INSERT INTO export_slot VALUES (0, 0), (1, 0), (2, 0), (3, 0)");
+        FencedLockRegistry registry = context.getBean(FencedLockRegistry.class);
+        GuardRowTransactions guarded = context.getBean(GuardRowTransactions.class);
+
+        // --- snippet: read-write lock and semaphore ---
+        FencedReadWriteLock report = registry.readWriteLock("reports/q3");
+        report.readLock().lock();             // shared with every other reader, in any process
+        long readToken;
+        try {
+            readToken = report.readLock().token();   // for fenced reads; never writes
+        } finally {
+            report.readLock().unlock();
+        }
+        report.writeLock().lock();            // exclusive: the registry's FencedLock of the key
+        long writeToken;
+        try {
+            writeToken = report.writeLock().token();
+        } finally {
+            report.writeLock().unlock();
+        }
+
+        FencedSemaphore exports = registry.semaphore("exports", 4);   // at most 4 holders at once
+        StatementResult ran;
+        int slot;
+        try (FencedPermit permit = exports.acquire()) {     // or tryAcquire(wait): Optional
+            slot = permit.slot();                            // 0..3; its lock is "exports/" + slot
+            ran = guarded.run(permit.lock(), permit.token(), tx ->
+                    tx.execute("UPDATE export_slot SET runs = runs + 1 WHERE slot = ?", permit.slot()));
+        }
+        // --- end of snippet ---
+        assertThat(writeToken).as("every grant takes the lock's next token").isGreaterThan(readToken);
+        assertThat(ran).isInstanceOf(Executed.class);
+        assertThat(sql.fetchValue("SELECT runs FROM export_slot WHERE slot = ?", slot)).isEqualTo(1);
+        // The slot's next holder fences the permit's token out of the slot's guard row.
+        try (FencedPermit next = exports.tryAcquire(Duration.ofSeconds(5)).orElseThrow()) {
+            List<Integer> slots = new java.util.ArrayList<>(List.of(next.slot()));
+            FencedPermit[] others = new FencedPermit[3];
+            for (int i = 0; i < 3; i++) {
+                others[i] = exports.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+                slots.add(others[i].slot());
+            }
+            assertThat(slots).containsExactlyInAnyOrder(0, 1, 2, 3);
+            assertThat(exports.tryAcquire(Duration.ofMillis(200))).as("all 4 permits are held").isEmpty();
+            FencedPermit sameSlot = next.slot() == slot ? next
+                    : java.util.Arrays.stream(others).filter(p -> p.slot() == slot).findFirst().orElseThrow();
+            StatementResult again = guarded.run(sameSlot.lock(), sameSlot.token(), tx -> 0);
+            assertThat(again).isInstanceOf(Executed.class);
+            long before = ((Executed) again).previousToken();   // the permit's of the snippet
+            assertThat(before).isPositive().isLessThan(sameSlot.token());
+            assertThat(guarded.run(sameSlot.lock(), before, tx -> 0)).as("the slot's older holder is refused").isInstanceOf(Stale.class);
+            for (FencedPermit other : others) {
+                other.release();
+            }
         }
     }
 

@@ -34,6 +34,11 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * for: {@link #obtainAll} answers a {@link FencedMultiLock}, a {@code Lock} whose first hold
  * takes every key's lease (a fencegate {@link MultiLock} group: canonical order, no deadlock
  * between crossing key sets) and whose {@link FencedMultiLock#tokens()} are the keys' tokens.
+ *
+ * <p>Nor has it one for read-write locks or semaphores: {@link #readWriteLock} answers a
+ * {@link FencedReadWriteLock} (shared read leases, whose tokens make fenced reads, beside the key's
+ * exclusive {@link FencedLock}), and {@link #semaphore} a {@link FencedSemaphore}, whose
+ * {@link FencedPermit}s each hold a slot with its own lock and token.
  */
 public final class FencedLockRegistry implements ExpirableLockRegistry, RenewableLockRegistry, AutoCloseable {
 
@@ -46,6 +51,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
     private final MultiLock multiLock;
     private final ConcurrentMap<String, FencedLock> locks = new ConcurrentHashMap<>();
     private final ConcurrentMap<List<String>, FencedMultiLock> multiLocks = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, FencedReadLock> readLocks = new ConcurrentHashMap<>();
 
     /** Leases of {@code ttl}, kept alive while held; lock names are the keys. */
     public FencedLockRegistry(LeaseIssuer issuer, Duration ttl) {
@@ -91,6 +97,31 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
         int prefix = lockPrefix.length();
         List<String> order = MultiLock.canonicalOrder(names).stream().map(name -> name.substring(prefix)).toList();
         return multiLocks.computeIfAbsent(order, k -> new FencedMultiLock(this, k));
+    }
+
+    /**
+     * The read-write lock of {@code key}: its {@link FencedReadWriteLock#writeLock()} is
+     * {@link #obtain}{@code (key)}, its {@link FencedReadWriteLock#readLock()} shared read leases of
+     * the same lock. Needs an issuer that keeps read leases (every shipped one does).
+     */
+    public FencedReadWriteLock readWriteLock(String key) {
+        Objects.requireNonNull(key, "key");
+        return new FencedReadWriteLock(readLocks.computeIfAbsent(key, k -> new FencedReadLock(this, k)), obtain(key));
+    }
+
+    /**
+     * The fenced semaphore {@code name} of {@code permits} permits (its slots' locks are
+     * {@code {lockPrefix}{name}/{slot}}). Every process names the same count: the issuer refuses
+     * another on acquire ({@link IllegalArgumentException}).
+     *
+     * @throws IllegalArgumentException for a count below 1
+     */
+    public FencedSemaphore semaphore(String name, int permits) {
+        Objects.requireNonNull(name, "name");
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        return new FencedSemaphore(this, name, permits);
     }
 
     /** Drops the local state of locks nobody holds or waits for and nobody used for {@code age} ms. */

@@ -390,6 +390,87 @@ abstract class FencedLockRegistryContract {
         assertThat(tryLockElsewhere(registry(issuerB), key + "/a")).as("a was released with the group").isTrue();
     }
 
+    @Test
+    void readLocksAreSharedAcrossProcessesAndKeepTheWriteLockOut() throws Exception {
+        FencedReadWriteLock here = registry(issuerA).readWriteLock(key);
+        FencedLockRegistry registryThere = registry(issuerB);
+        FencedReadWriteLock there = registryThere.readWriteLock(key);
+        assertThat(there.writeLock()).as("the write lock is the key's FencedLock").isSameAs(registryThere.obtain(key));
+        here.readLock().lock();
+        assertThat(there.readLock().tryLock(5, TimeUnit.SECONDS)).as("readers share the lock").isTrue();
+        long readHere = here.readLock().token();
+        long readThere = there.readLock().token();
+        assertThat(readHere).isPositive().isNotEqualTo(readThere);
+        assertThat(there.writeLock().tryLock(200, TimeUnit.MILLISECONDS)).as("no writer while readers hold it").isFalse();
+        here.readLock().unlock();
+        there.readLock().unlock();
+        FencedLock write = there.writeLock();
+        assertThat(write.tryLock(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(write.token()).as("every grant takes the lock's next token").isGreaterThan(Math.max(readHere, readThere));
+        assertThat(here.readLock().tryLock(200, TimeUnit.MILLISECONDS)).as("no reader while a writer holds it").isFalse();
+        write.unlock();
+    }
+
+    @Test
+    void eachThreadHoldsItsOwnReentrantReadLease() throws Exception {
+        FencedReadLock read = registry(issuerA).readWriteLock(key).readLock();
+        read.lock();
+        long mine = read.token();
+        assertThat(read.tryLock()).isTrue();
+        assertThat(read.token()).as("a nested hold shares the thread's lease").isEqualTo(mine);
+        Long theirs = threads.submit(() -> {
+            read.lock();
+            try {
+                return read.token();
+            } finally {
+                read.unlock();
+            }
+        }).get(20, TimeUnit.SECONDS);
+        assertThat(theirs).as("another thread's read lease, held beside this one").isNotEqualTo(mine).isPositive();
+        assertThatThrownBy(() -> threads.submit(read::token).get()).hasCauseInstanceOf(IllegalStateException.class);
+        read.unlock();
+        assertThat(read.token()).as("still held after the inner unlock").isEqualTo(mine);
+        read.unlock();
+        assertThatThrownBy(read::token).isInstanceOf(IllegalStateException.class);
+        assertThat(tryLockElsewhere(registry(issuerB), key)).as("the read lease was released").isTrue();
+    }
+
+    @Test
+    void aSemaphoreHandsOutAsManyPermitsAsItHasEachWithItsSlotAndToken() throws Exception {
+        FencedSemaphore here = registry(issuerA).semaphore(key, 2);
+        FencedSemaphore there = registry(issuerB).semaphore(key, 2);
+        FencedPermit first = here.acquire();
+        FencedPermit second = there.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+        assertThat(List.of(first.slot(), second.slot())).containsExactlyInAnyOrder(0, 1);
+        assertThat(first.lock()).isEqualTo(key + "/" + first.slot());
+        assertThat(first.token()).isPositive();
+        assertThat(there.tryAcquire(Duration.ofMillis(200))).as("both permits are held").isEmpty();
+        first.release();
+        first.release(); // a second release does nothing
+        FencedPermit next = there.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+        assertThat(next.slot()).as("the slot given back").isEqualTo(first.slot());
+        assertThat(next.token()).as("the slot's next holder fences out the one before").isGreaterThan(first.token());
+        try (FencedPermit ignored = next) {
+            assertThat(next.isLost()).isFalse();
+        }
+        second.close();
+        assertThatThrownBy(() -> registry(issuerB).semaphore(key, 3).tryAcquire())
+                .as("the count is fixed by the first acquire").isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> registry(issuerA).semaphore(key, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aPermitThatRanOutLosesItsSlotToTheNextHolderAndItsReleaseThrows() throws Exception {
+        FencedPermit paused = registryWithoutKeepAlive(issuerA, Duration.ofMillis(400)).semaphore(key, 1).acquire();
+        FencedPermit next = registry(issuerB).semaphore(key, 1).tryAcquire(Duration.ofSeconds(20))
+                .orElseThrow(() -> new AssertionError("the paused permit's lease runs out, the slot passes on"));
+        assertThat(next.slot()).isEqualTo(paused.slot()).isZero();
+        assertThat(next.token()).isGreaterThan(paused.token());
+        assertThatThrownBy(paused::release).isInstanceOf(ConcurrentModificationException.class)
+                .hasMessageContaining("newer holder of the slot");
+        next.release();
+    }
+
     /** On this thread (the lock is the thread's): the lease was released, so it is free at once. */
     private static boolean tryLockElsewhere(FencedLockRegistry registry, String k) throws InterruptedException {
         FencedLock lock = registry.obtain(k);

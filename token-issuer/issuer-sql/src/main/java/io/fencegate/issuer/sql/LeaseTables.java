@@ -79,6 +79,9 @@ final class LeaseTables {
      * database's clock stepped back: its waiter, if alive, rewrites it at its next poll; if dead, it
      * must not hold the line for the length of the step. Such rows count as dead.
      */
+    /** The statement's clock reads within what this instance expects ({@link SqlClockWatch}: lowest, highest). */
+    private static final String ON_COURSE = "NOW_US BETWEEN ? AND ?";
+
     static final String WAITER_LIVE = "expires_us > NOW_US AND expires_us <= NOW_US + " + 2 * SqlLeaseIssuer.WAITER_TTL_MS * 1000;
 
     final DataSource dataSource;
@@ -141,8 +144,10 @@ final class LeaseTables {
         this.clampLease = dialect.sql("UPDATE fencegate_lock_fence SET expires_us = LEAST(expires_us, ?), free_us = LEAST(free_us, ?)"
                 + " WHERE lock_key = ?");
         this.lockAny = "SELECT token, secret, expires_us FROM fencegate_lock_fence WHERE lock_key = ? FOR UPDATE";
-        this.grantUpdate = dialect.sql("UPDATE fencegate_lock_fence SET token = ?, secret = ?, expires_us = NOW_US + ?,"
-                + " free_us = NOW_US + ?, ttl_ms = ?, delay_ms = ?, granted_by = ?, token_read = NULL WHERE lock_key = ?");
+        // A grant in a transaction writes its times from the clock reading it judged by (the token),
+        // never from NOW_US again: a step between the two statements would write an expiry off by it.
+        this.grantUpdate = "UPDATE fencegate_lock_fence SET token = ?, secret = ?, expires_us = ?,"
+                + " free_us = ?, ttl_ms = ?, delay_ms = ?, granted_by = ?, token_read = NULL WHERE lock_key = ?";
         this.grantInsert = dialect.sql("INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released)"
                 + " VALUES (?, ?, NOW_US, FALSE)");
         this.waiterDelete = "DELETE FROM fencegate_lease_waiter WHERE id = ?";
@@ -167,11 +172,14 @@ final class LeaseTables {
                 + " UNION ALL SELECT 1 FROM fencegate_lock_fence WHERE lock_key = ? AND token = ?"
                 + " UNION ALL SELECT 1 FROM fencegate_lease_reader WHERE lock_key = ? AND token = ?";
         this.released = "SELECT released FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?";
-        this.sweepGrants = dialect.sql("DELETE FROM fencegate_lease_grant WHERE granted_us < NOW_US - ?");
-        this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE expires_us < NOW_US - 60000000"
-                + " OR expires_us > NOW_US + 60000000");
+        // Each sweep deletes only on a clock within what this instance expects: a step ahead not yet
+        // seen would make live read leases (and recent grants) look a minute dead.
+        this.sweepGrants = dialect.sql("DELETE FROM fencegate_lease_grant WHERE granted_us < NOW_US - ? AND " + ON_COURSE);
+        this.sweepWaiters = dialect.sql("DELETE FROM fencegate_lease_waiter WHERE (expires_us < NOW_US - 60000000"
+                + " OR expires_us > NOW_US + 60000000) AND " + ON_COURSE);
         // A read lease's row is kept past its expiry while its lock-delay may hold writers off.
-        this.sweepReaders = dialect.sql("DELETE FROM fencegate_lease_reader WHERE expires_us + delay_ms * 1000 < NOW_US - 60000000");
+        this.sweepReaders = dialect.sql("DELETE FROM fencegate_lease_reader WHERE expires_us + delay_ms * 1000 < NOW_US - 60000000"
+                + " AND " + ON_COURSE);
         // The same rules as grant() and release(), in one statement each: the UPDATE takes the fence row's
         // lock and re-reads it (a concurrent grant waited for is seen), so exclusion and token order hold
         // as in the transaction; the grant row is written, the lease marked released and the next waiter
@@ -294,6 +302,17 @@ final class LeaseTables {
         s.setBytes(8, key);
     }
 
+    /**
+     * {@link #grantUpdate}'s parameters: the token is the clock reading the grant was judged by, and
+     * the lease's expiry and free-at times are that reading plus its ttl (and lock-delay).
+     */
+    static void bindGrantAt(PreparedStatement s, long nowUs, byte[] key, String secret, long ttlMs, long delayMs,
+                            String grantedBy) throws SQLException {
+        bindGrant(s, nowUs, key, secret, ttlMs, delayMs, grantedBy);
+        s.setLong(3, nowUs + ttlMs * 1000);
+        s.setLong(4, nowUs + (ttlMs + delayMs) * 1000);
+    }
+
     /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
     void ensureFence(byte[] key, byte[] name) throws SQLException {
         try {
@@ -358,7 +377,7 @@ final class LeaseTables {
             }
             long token = nowUs;
             try (PreparedStatement s = prepare(c, grantUpdate)) {
-                bindGrant(s, token, key, secret, ttlMs, delayMs, grantedBy);
+                bindGrantAt(s, token, key, secret, ttlMs, delayMs, grantedBy);
                 s.executeUpdate();
             }
             try (PreparedStatement s = prepare(c, grantInsert)) {
@@ -734,7 +753,15 @@ final class LeaseTables {
         return once(c -> {
             try (PreparedStatement grants = prepare(c, sweepGrants); PreparedStatement waiters = prepare(c, sweepWaiters);
                  PreparedStatement readers = prepare(c, sweepReaders)) {
+                long lowest = clock.watch().lowestUs();
+                long highest = clock.watch().highestUs();
                 grants.setLong(1, retentionMs * 1000);
+                grants.setLong(2, lowest);
+                grants.setLong(3, highest);
+                for (PreparedStatement s : List.of(waiters, readers)) {
+                    s.setLong(1, lowest);
+                    s.setLong(2, highest);
+                }
                 return grants.executeUpdate() + waiters.executeUpdate() + readers.executeUpdate();
             }
         });

@@ -1,20 +1,26 @@
 package io.fencegate.issuer.sql;
 
+import java.nio.ByteBuffer;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The statements of fenced semaphores. A semaphore is a row of {@code fencegate_semaphore} (its
  * permit count, fixed by the first acquire); each slot is an ordinary lock with its own fence row,
  * and a permit is a write lease on it granted by the write grant's statements: renew, release,
  * expiry and {@code wasGranted} are a lease's. A permit grant locks the semaphore's row first, so
- * permit grants of one semaphore take turns and its line of waiters is FIFO; then it locks a free
- * slot's fence row and judges it again under that lock, as a write grant would. A permit's
- * lock-delay is kept in its slot's fence row ({@code free_us}) as a write lease's is, so a slot in
- * its delay is not free.
+ * permit grants of one semaphore take turns and its line of waiters is FIFO; then it locks every
+ * slot's fence row (one statement) and judges the slots under those locks, as a write grant would.
+ * A permit's lock-delay is kept in its slot's fence row ({@code free_us}) as a write lease's is, so
+ * a slot in its delay is not free.
  */
 final class PermitTables {
 
@@ -23,6 +29,8 @@ final class PermitTables {
     private final String lockSemaphore;
     private final String keptPermits;
     private final String oldestWaiter;
+    /** The slot rows' locking SELECT by permit count (its IN list has one marker a slot). */
+    private final Map<Integer, String> lockSlots = new ConcurrentHashMap<>();
 
     PermitTables(LeaseTables tables) {
         this.tables = tables;
@@ -62,6 +70,44 @@ final class PermitTables {
         });
     }
 
+    /**
+     * Locks every slot's fence row in one statement, in key order (what any transaction locking
+     * several fence rows keeps to; permit grants of one semaphore take turns under its row anyway),
+     * and reads them: one round trip however many permits, where a statement a slot took one each.
+     *
+     * @return the rows, slot k at index k; null if any is missing (create them and try again)
+     */
+    private List<LeaseTables.FenceRow> lockSlots(Connection c, List<byte[]> slotKeys) throws SQLException {
+        String sql = lockSlots.computeIfAbsent(slotKeys.size(), n -> "SELECT lock_key, token, secret, free_us, ttl_ms, delay_ms"
+                + " FROM fencegate_lock_fence WHERE lock_key IN (" + String.join(", ", Collections.nCopies(n, "?"))
+                + ") ORDER BY lock_key FOR UPDATE");
+        Map<ByteBuffer, LeaseTables.FenceRow> found = new HashMap<>();
+        try (PreparedStatement s = tables.prepare(c, sql)) {
+            for (int k = 0; k < slotKeys.size(); k++) {
+                s.setBytes(k + 1, slotKeys.get(k));
+            }
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    byte[] key = rs.getBytes(1);
+                    String secret = rs.getString(3);
+                    long freeUs = rs.getLong(4);
+                    boolean leased = secret != null && !rs.wasNull(); // as LeaseTables.lockRow reads a row
+                    found.put(ByteBuffer.wrap(key), new LeaseTables.FenceRow(rs.getLong(2), secret, leased, freeUs,
+                            rs.getLong(5), rs.getLong(6)));
+                }
+            }
+        }
+        List<LeaseTables.FenceRow> rows = new ArrayList<>(slotKeys.size());
+        for (byte[] key : slotKeys) {
+            LeaseTables.FenceRow row = found.get(ByteBuffer.wrap(key));
+            if (row == null) {
+                return null;
+            }
+            rows.add(row);
+        }
+        return rows;
+    }
+
     static IllegalArgumentException otherCount(String semaphore, int kept, int asked) {
         return new IllegalArgumentException("semaphore '" + semaphore + "' has " + kept + " permits, asked with " + asked
                 + " (a semaphore's count is fixed by its first acquire)");
@@ -94,13 +140,9 @@ final class PermitTables {
                 }
             }
             // Every slot's row locked before the clock is read, as a write grant does: the clock's own row comes last.
-            List<LeaseTables.FenceRow> rows = new ArrayList<>(permits);
-            for (byte[] key : slotKeys) {
-                LeaseTables.FenceRow row = tables.lockRow(c, key);
-                if (row == null) {
-                    return null;
-                }
-                rows.add(row);
+            List<LeaseTables.FenceRow> rows = lockSlots(c, slotKeys);
+            if (rows == null) {
+                return null;
             }
             Long read = tables.clock.read(c);
             if (read == null) {
@@ -129,7 +171,7 @@ final class PermitTables {
                 if (refusal == null) {
                     long token = nowUs;
                     try (PreparedStatement s = tables.prepare(c, tables.grantUpdate)) {
-                        LeaseTables.bindGrant(s, token, key, secret, ttlMs, delayMs, grantedBy);
+                        LeaseTables.bindGrantAt(s, token, key, secret, ttlMs, delayMs, grantedBy);
                         s.executeUpdate();
                     }
                     try (PreparedStatement s = tables.prepare(c, tables.grantInsert)) {

@@ -21,6 +21,9 @@ import java.util.Optional;
 final class ReadLeaseTables {
 
     private static final String READERS = "'" + LeaseTables.READERS + "'";
+    /** {@link #releaseOnce}'s answer when another instance moved the clock's offset under it: nothing was changed, try again. */
+    private static final long CLOCK_MOVED = Long.MIN_VALUE;
+    private static final int CLOCK_MOVED_RETRIES = 5;
 
     private final LeaseTables tables;
     private final String oldestWriter;
@@ -48,14 +51,15 @@ final class ReadLeaseTables {
                 + " AND (read_lease IS NULL OR read_lease = FALSE) AND " + LeaseTables.WAITER_LIVE);
         // The fence row takes the new token and stands for the read leases: its expiry is the latest
         // any of them may live, its ttl and delay the longest (the bound a clock step is judged by).
+        // Times from the clock reading the grant was judged by (the token), as a write grant writes them.
         this.standFor = d.sql("UPDATE fencegate_lock_fence SET token = ?, token_read = TRUE, granted_by = ?,"
-                + " expires_us = CASE WHEN secret = " + READERS + " THEN GREATEST(expires_us, NOW_US + ?) ELSE NOW_US + ? END,"
-                + " free_us = CASE WHEN secret = " + READERS + " THEN GREATEST(free_us, NOW_US + ?) ELSE NOW_US + ? END,"
+                + " expires_us = CASE WHEN secret = " + READERS + " THEN GREATEST(expires_us, ?) ELSE ? END,"
+                + " free_us = CASE WHEN secret = " + READERS + " THEN GREATEST(free_us, ?) ELSE ? END,"
                 + " ttl_ms = CASE WHEN secret = " + READERS + " THEN GREATEST(ttl_ms, ?) ELSE ? END,"
                 + " delay_ms = CASE WHEN secret = " + READERS + " THEN GREATEST(delay_ms, ?) ELSE ? END,"
                 + " secret = " + READERS + " WHERE lock_key = ?");
-        this.insertReader = d.sql("INSERT INTO fencegate_lease_reader (lock_key, secret, token, expires_us, ttl_ms, delay_ms, granted_by)"
-                + " VALUES (?, ?, ?, NOW_US + ?, ?, ?, ?)");
+        this.insertReader = "INSERT INTO fencegate_lease_reader (lock_key, secret, token, expires_us, ttl_ms, delay_ms, granted_by)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?)";
         this.insertGrant = d.sql("INSERT INTO fencegate_lease_grant (lock_key, token, granted_us, released, read_lease)"
                 + " VALUES (?, ?, NOW_US, FALSE, TRUE)");
         this.lockReader = "SELECT token, ttl_ms, delay_ms FROM fencegate_lease_reader WHERE lock_key = ? AND secret = ?";
@@ -63,13 +67,19 @@ final class ReadLeaseTables {
         // what this instance expects (a clock stepped back would write an expiry that ends the lease early).
         this.renewReader = d.sql("UPDATE fencegate_lease_reader SET expires_us = NOW_US + ? WHERE lock_key = ? AND secret = ?"
                 + " AND expires_us > NOW_US AND NOW_US BETWEEN ? AND ?");
-        this.extendFence = d.sql("UPDATE fencegate_lock_fence SET expires_us = GREATEST(expires_us, NOW_US + ?),"
-                + " free_us = GREATEST(free_us, NOW_US + ?) WHERE lock_key = ? AND secret = " + READERS);
-        this.deleteReader = d.sql("DELETE FROM fencegate_lease_reader WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
+        // The stand-in reaches at least as far as the renewed row: taken from it, not from NOW_US again
+        // (a step between the two statements would leave the stand-in ending before the reader).
+        this.extendFence = "UPDATE fencegate_lock_fence SET"
+                + " expires_us = GREATEST(expires_us, (SELECT r.expires_us FROM fencegate_lease_reader r WHERE r.lock_key = ? AND r.secret = ?)),"
+                + " free_us = GREATEST(free_us, (SELECT r.expires_us + r.delay_ms * 1000 FROM fencegate_lease_reader r"
+                + " WHERE r.lock_key = ? AND r.secret = ?)) WHERE lock_key = ? AND secret = " + READERS;
+        // Release judges by a clock read under the fence row's lock (a parameter, not NOW_US): a step
+        // ahead not yet seen would make the other readers look over and free the lock beside them.
+        this.deleteReader = "DELETE FROM fencegate_lease_reader WHERE lock_key = ? AND secret = ? AND expires_us > ?";
         this.markReleased = "UPDATE fencegate_lease_grant SET released = TRUE WHERE lock_key = ? AND token = ?";
         // Those left, expired ones included while their lock-delay holds writers off.
-        this.lastReaders = d.sql("SELECT MAX(expires_us), MAX(expires_us + delay_ms * 1000) FROM fencegate_lease_reader"
-                + " WHERE lock_key = ? AND expires_us + delay_ms * 1000 > NOW_US");
+        this.lastReaders = "SELECT MAX(expires_us), MAX(expires_us + delay_ms * 1000) FROM fencegate_lease_reader"
+                + " WHERE lock_key = ? AND expires_us + delay_ms * 1000 > ?";
         this.freeFence = "UPDATE fencegate_lock_fence SET secret = NULL, expires_us = NULL, free_us = NULL"
                 + " WHERE lock_key = ? AND secret = " + READERS;
         this.shrinkFence = "UPDATE fencegate_lock_fence SET expires_us = ?, free_us = ? WHERE lock_key = ? AND secret = " + READERS;
@@ -124,10 +134,10 @@ final class ReadLeaseTables {
             try (PreparedStatement s = tables.prepare(c, standFor)) {
                 s.setLong(1, token);
                 s.setString(2, grantedBy);
-                s.setLong(3, ttlMs * 1000);
-                s.setLong(4, ttlMs * 1000);
-                s.setLong(5, (ttlMs + delayMs) * 1000);
-                s.setLong(6, (ttlMs + delayMs) * 1000);
+                s.setLong(3, token + ttlMs * 1000);
+                s.setLong(4, token + ttlMs * 1000);
+                s.setLong(5, token + (ttlMs + delayMs) * 1000);
+                s.setLong(6, token + (ttlMs + delayMs) * 1000);
                 s.setLong(7, ttlMs);
                 s.setLong(8, ttlMs);
                 s.setLong(9, delayMs);
@@ -139,7 +149,7 @@ final class ReadLeaseTables {
                 s.setBytes(1, key);
                 s.setString(2, secret);
                 s.setLong(3, token);
-                s.setLong(4, ttlMs * 1000);
+                s.setLong(4, token + ttlMs * 1000);
                 s.setLong(5, ttlMs);
                 s.setLong(6, delayMs);
                 s.setString(7, grantedBy);
@@ -179,7 +189,6 @@ final class ReadLeaseTables {
             }
             long token;
             long ttlMs;
-            long delayMs;
             try (PreparedStatement s = tables.prepare(c, lockReader)) {
                 s.setBytes(1, key);
                 s.setString(2, secret);
@@ -189,7 +198,6 @@ final class ReadLeaseTables {
                     }
                     token = rs.getLong(1);
                     ttlMs = rs.getLong(2);
-                    delayMs = rs.getLong(3);
                 }
             }
             if (!renewed(c, key, secret, ttlMs)) {
@@ -199,9 +207,11 @@ final class ReadLeaseTables {
                 }
             }
             try (PreparedStatement s = tables.prepare(c, extendFence)) {
-                s.setLong(1, ttlMs * 1000);
-                s.setLong(2, (ttlMs + delayMs) * 1000);
+                s.setBytes(1, key);
+                s.setString(2, secret);
                 s.setBytes(3, key);
+                s.setString(4, secret);
+                s.setBytes(5, key);
                 s.executeUpdate();
             }
             return new LeaseTables.Live(token, ttlMs, ttlMs);
@@ -225,11 +235,31 @@ final class ReadLeaseTables {
      * notifying the next waiter on commit). Null if the secret names no live read lease.
      */
     Long release(byte[] key, String secret) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            Long token = releaseOnce(key, secret);
+            if (token == null || token != CLOCK_MOVED) {
+                return token;
+            }
+            if (attempt == CLOCK_MOVED_RETRIES) {
+                // Nothing changed: the lease stays until its ttl, and its holder hears why.
+                throw new SQLException("the issuer's clock offset kept moving under the release (another instance"
+                        + " correcting a clock step); the read lease was not released", "40001");
+            }
+        }
+    }
+
+    private Long releaseOnce(byte[] key, String secret) throws SQLException {
         return tables.inTransaction(c -> {
             LeaseTables.FenceRow row = tables.lockRow(c, key);
             if (row == null || !row.readers()) {
                 return null;
             }
+            // Read (and if it stepped, corrected) after the row lock: the readers left are judged by it.
+            Long read = tables.clock.read(c);
+            if (read == null) {
+                return CLOCK_MOVED;
+            }
+            long nowUs = read;
             long token;
             try (PreparedStatement s = tables.prepare(c, lockReader)) {
                 s.setBytes(1, key);
@@ -244,6 +274,7 @@ final class ReadLeaseTables {
             try (PreparedStatement s = tables.prepare(c, deleteReader)) {
                 s.setBytes(1, key);
                 s.setString(2, secret);
+                s.setLong(3, nowUs);
                 if (s.executeUpdate() != 1) {
                     return null; // expired: told so, and only that
                 }
@@ -257,6 +288,7 @@ final class ReadLeaseTables {
             long freeUs = 0;
             try (PreparedStatement s = tables.prepare(c, lastReaders)) {
                 s.setBytes(1, key);
+                s.setLong(2, nowUs);
                 try (ResultSet rs = s.executeQuery()) {
                     if (rs.next()) {
                         long e = rs.getLong(1);

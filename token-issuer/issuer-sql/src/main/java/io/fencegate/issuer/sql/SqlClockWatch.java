@@ -30,8 +30,17 @@ final class SqlClockWatch {
     /** Monotonic time and a slewing wall clock drift apart by at most this many µs per second between readings (NTP's 500 ppm, doubled). */
     private static final long DRIFT_US_PER_S = 1_000;
 
+    /** A round trip this short always makes a reading the one later readings are judged against. */
+    private static final long NARROW_NANOS = TimeUnit.MICROSECONDS.toNanos(TOLERANCE_US / 4);
+    /** A kept reading older than this gives way to any later one: the drift allowed since it outgrows a wide bracket. */
+    private static final long KEPT_AT_MOST_NANOS = TimeUnit.SECONDS.toNanos(30);
+
     /** One reading: the issuer's clock and the monotonic bracket around it. */
-    private record Reading(long clockUs, long sentNanos, long answeredNanos) { }
+    private record Reading(long clockUs, long sentNanos, long answeredNanos) {
+        long windowNanos() {
+            return answeredNanos - sentNanos;
+        }
+    }
 
     private final LongSupplier nanoClock;
     private Reading last;
@@ -66,7 +75,16 @@ final class SqlClockWatch {
         long latest = previous.clockUs + micros(answeredNanos - previous.sentNanos);
         long slack = slackUs(answeredNanos - previous.sentNanos);
         long correction = clockUs > latest + slack || clockUs < earliest - slack ? earliest - clockUs : 0;
-        last = new Reading(clockUs + correction, sentNanos, answeredNanos);
+        Reading reading = new Reading(clockUs + correction, sentNanos, answeredNanos);
+        // The reading judged against stays the one with the narrowest bracket: a correction puts the
+        // clock at the earliest it may be, and from a reading whose answer took seconds (a stalled
+        // link, a loaded host) that is seconds behind its course. Another instance would then see a
+        // step back and move it ahead again, ending live leases early, and tokens granted on the
+        // course before would come again above a restored lock's last token.
+        if (correction != 0 || reading.windowNanos() <= Math.max(previous.windowNanos(), NARROW_NANOS)
+                || answeredNanos - previous.answeredNanos > KEPT_AT_MOST_NANOS) {
+            last = reading;
+        }
         return correction;
     }
 

@@ -440,7 +440,8 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
         }
     }
 
-    private void sweep() {
+    /** Deletes rows long dead (every minute; package-private so a test can sweep at a moment of its choosing). */
+    void sweep() {
         try {
             tables.sweep(grantRetention.toMillis());
         } catch (Exception e) {

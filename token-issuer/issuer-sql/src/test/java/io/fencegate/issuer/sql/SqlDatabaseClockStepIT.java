@@ -3,9 +3,14 @@ package io.fencegate.issuer.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.fencegate.issuer.IssuerUnavailableException;
 import io.fencegate.issuer.Lease;
+import io.fencegate.issuer.LeaseMode;
 import java.nio.charset.StandardCharsets;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,6 +23,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -104,6 +111,128 @@ class SqlDatabaseClockStepIT {
         }
     }
 
+    /**
+     * A reader's release frees the lock only when no other read lease is live: judged by a clock
+     * stepped ahead that no gateway has seen yet, the other reader's lease looks over, and a write
+     * lease would be granted beside it.
+     */
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aForwardStepNobodySawYetNeverFreesALockAReaderStillHolds(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        for (int round = 0; round < 3; round++) {
+            String lock = "forward/read/" + UUID.randomUUID();
+            try (SqlLeaseIssuer readers = db.issuer().build(); SqlLeaseIssuer writers = db.issuer().build()) {
+                // The leaving reader's lease outlasts the step, so its release goes ahead; the staying one's does not.
+                Lease leaving = read(readers, lock, Duration.ofMinutes(10));
+                Lease staying = read(readers, lock, Duration.ofSeconds(30));
+                db.offset(120 + 60 * round);
+                // At once, before either gateway's once-a-second reading can see the step.
+                readers.release(leaving.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+                assertThat(acquire(writers, lock, Duration.ofSeconds(5), Duration.ZERO))
+                        .as("a write lease beside the live read lease %s", staying.token()).isEmpty();
+                Thread.sleep(1500); // both gateways have read the stepped clock since
+                assertThat(acquire(writers, lock, Duration.ofSeconds(5), Duration.ZERO))
+                        .as("a write lease beside the live read lease, after the step was seen").isEmpty();
+                assertThat(readers.renew(staying.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS))
+                        .as("the staying reader renews its lease").isPresent();
+            }
+        }
+    }
+
+    /** The minute's sweep of dead rows, run on a clock stepped ahead that no gateway has seen yet, deletes no live read lease. */
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aSweepOnAForwardStepNobodySawYetKeepsLiveReadLeases(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String lock = "forward/sweep/" + UUID.randomUUID();
+        try (SqlLeaseIssuer readers = db.issuer().build(); SqlLeaseIssuer writers = db.issuer().build()) {
+            Lease leaving = read(readers, lock, Duration.ofMinutes(30));
+            Lease staying = read(readers, lock, Duration.ofSeconds(30));
+            db.offset(900);
+            writers.sweep(); // at once, before either gateway's once-a-second reading can see the step
+            Thread.sleep(1500); // both gateways have read the stepped clock since
+            assertThat(readers.renew(staying.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS))
+                    .as("the staying reader renews its lease").isPresent();
+            readers.release(leaving.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+            assertThat(acquire(writers, lock, Duration.ofSeconds(5), Duration.ZERO))
+                    .as("a write lease beside the live read lease %s", staying.token()).isEmpty();
+        }
+    }
+
+    /**
+     * A grant judges by one clock reading and writes the lease in the next statements: a step back
+     * between them (made here at the moment the grant's UPDATE is prepared) must not write an expiry
+     * that is already past once the step is corrected, or the lock goes to a second holder.
+     */
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aStepBackBetweenAGrantsReadingAndItsWriteNeverShortensTheLease(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String readLock = "between/read/" + UUID.randomUUID();
+        String writeLock = "between/write/" + UUID.randomUUID();
+        AtomicReference<String> stepBefore = new AtomicReference<>();
+        try (HikariDataSource pool = pool(db); SqlLeaseIssuer holders = SqlLeaseIssuer.builder().dataSource(steppingBefore(pool, db, stepBefore)).build();
+             SqlLeaseIssuer others = db.issuer().build()) {
+            // A read grant always runs the transaction.
+            stepBefore.set("UPDATE fencegate_lock_fence SET token = ?, token_read = TRUE");
+            Lease reader = read(holders, readLock, Duration.ofSeconds(30));
+            assertThat(stepBefore.get()).as("the step was made").isNull();
+            Thread.sleep(1500); // both gateways have read the stepped clock since
+            assertThat(acquire(others, readLock, Duration.ofSeconds(5), Duration.ZERO))
+                    .as("a write lease beside the live read lease %s", reader.token()).isEmpty();
+
+            // A write grant runs the transaction for a caller in line: one waits while the lock is held, then it is released.
+            db.offset(0);
+            Thread.sleep(1500);
+            Lease first = acquire(holders, writeLock, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+            var waiting = holders.acquire(writeLock, Duration.ofSeconds(30), Duration.ofSeconds(30)).toCompletableFuture();
+            Thread.sleep(500); // in line
+            stepBefore.set("UPDATE fencegate_lock_fence SET token = ?, secret = ?");
+            assertThat(holders.release(first.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+            Lease second = waiting.get(60, TimeUnit.SECONDS).orElseThrow();
+            assertThat(stepBefore.get()).as("the step was made").isNull();
+            Thread.sleep(1500);
+            assertThat(acquire(others, writeLock, Duration.ofSeconds(5), Duration.ZERO))
+                    .as("a second write lease beside %s", second.token()).isEmpty();
+        }
+    }
+
+    private static HikariDataSource pool(SteppedDatabaseServer db) {
+        HikariDataSource pool = new HikariDataSource();
+        pool.setJdbcUrl(db.url());
+        pool.setUsername(db.user());
+        pool.setPassword("");
+        pool.setMaximumPoolSize(3);
+        return pool;
+    }
+
+    /** {@code pool}, stepping the server's clock an hour back just before a statement starting with {@code stepBefore}'s text is prepared (once). */
+    private static DataSource steppingBefore(DataSource pool, SteppedDatabaseServer db, AtomicReference<String> stepBefore) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (ds, m, args) -> {
+            Object result = invoke(pool, m, args);
+            if (!(result instanceof Connection c)) {
+                return result;
+            }
+            return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (conn, cm, cargs) -> {
+                String prefix = stepBefore.get();
+                if (cm.getName().equals("prepareStatement") && prefix != null && ((String) cargs[0]).startsWith(prefix)
+                        && stepBefore.compareAndSet(prefix, null)) {
+                    db.offset(-3600);
+                }
+                return invoke(c, cm, cargs);
+            });
+        });
+    }
+
+    private static Object invoke(Object target, Method m, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(SteppedDatabaseServer.Kind.class)
     void aBackwardStepBlocksNeitherADeadHoldersShortLeaseNorADeadWaitersLockForItsLength(SteppedDatabaseServer.Kind kind)
@@ -174,6 +303,11 @@ class SqlDatabaseClockStepIT {
 
     private static Optional<Lease> acquire(SqlLeaseIssuer issuer, String lock, Duration ttl, Duration wait) throws Exception {
         return issuer.acquire(lock, ttl, wait).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+
+    private static Lease read(SqlLeaseIssuer issuer, String lock, Duration ttl) throws Exception {
+        return issuer.acquire(lock, LeaseMode.READ, ttl, Duration.ofSeconds(10), Duration.ZERO)
+                .toCompletableFuture().get(60, TimeUnit.SECONDS).orElseThrow();
     }
 
     private static long grantAndRelease(SqlLeaseIssuer issuer, String lock) throws Exception {

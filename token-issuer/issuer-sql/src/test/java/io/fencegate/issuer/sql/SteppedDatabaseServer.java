@@ -71,6 +71,10 @@ final class SteppedDatabaseServer implements AutoCloseable {
         return server.jdbcUrl();
     }
 
+    String user() {
+        return server.user();
+    }
+
     Connection connect() throws SQLException {
         return DriverManager.getConnection(url(), server.user(), "");
     }

@@ -26,8 +26,11 @@ import org.apache.zookeeper.Watcher;
  * the write lease's own.
  *
  * <p>The line is EPHEMERAL_SEQUENTIAL nodes under the semaphore's node ({@link SemaphoreCounts});
- * only its head takes slots, so a permit that frees goes to the oldest waiter. The head lists every
- * slot's lock queue with a child watch; it tries the free ones (a zero-wait acquire: only a plain
+ * only its head takes slots, so a permit that frees goes to the oldest waiter. The head first tries
+ * the slot this issuer released last, if it knows one ({@link FreedSlots}): one request where the
+ * scan below is {@code permits} more, and as safe, since a try is the same zero-wait grant. If that
+ * slot is taken (or none is known), the head lists every slot's lock queue with a child watch; it
+ * tries the free ones (a zero-wait acquire: only a plain
  * acquire of a slot's lock, which one should not make, can beat it there) and, finding none, waits
  * for a watch: a slot whose queue changes. A waiter behind the head watches its predecessor, as a
  * lock's queue does. The head's child watches stay until their slot's queue next changes (ZooKeeper
@@ -41,6 +44,7 @@ final class PermitAcquisition {
 
     private final IssuerParts parts;
     private final SemaphoreCounts counts;
+    private final FreedSlots freedSlots;
     private final String semaphore;
     private final int permits;
     private final long waitMs;
@@ -56,10 +60,11 @@ final class PermitAcquisition {
     private volatile boolean done;
     private volatile ScheduledFuture<?> deadline;
 
-    PermitAcquisition(IssuerParts parts, SemaphoreCounts counts, String semaphore, int permits, long waitMs,
+    PermitAcquisition(IssuerParts parts, SemaphoreCounts counts, FreedSlots freedSlots, String semaphore, int permits, long waitMs,
             IntFunction<CompletableFuture<Optional<Lease>>> takeSlot, Consumer<Lease> giveBack) {
         this.parts = parts;
         this.counts = counts;
+        this.freedSlots = freedSlots;
         this.semaphore = semaphore;
         this.permits = permits;
         this.waitMs = waitMs;
@@ -128,7 +133,7 @@ final class PermitAcquisition {
                     if (at < 0) {
                         end(null, new IssuerUnavailableException("line node of semaphore " + semaphore + " vanished (session lost?)"));
                     } else if (at == 0) {
-                        scan();
+                        tryFreedFirst();
                     } else if (waitMs == 0) {
                         end(Optional.empty(), null);
                     } else {
@@ -149,6 +154,31 @@ final class PermitAcquisition {
                         end(null, AsyncZk.unexpected("watch line predecessor", event));
                     }
                 });
+    }
+
+    /**
+     * At the head: the slot this issuer released last and granted to nobody since, tried alone (a
+     * zero-wait grant, judged in ZooKeeper like any); the scan when none is known or it was taken.
+     * It counts as a scan: a slot watch firing meanwhile (none is set yet) would wait for it.
+     */
+    private void tryFreedFirst() {
+        int slot = freedSlots.take(semaphore);
+        if (slot < 0 || slot >= permits || !scanning.compareAndSet(false, true)) {
+            scan();
+            return;
+        }
+        takeSlot.apply(slot).whenComplete((lease, error) -> {
+            scanning.set(false);
+            if (error != null) {
+                end(null, error);
+            } else if (lease.isPresent()) {
+                if (!end(lease, null)) {
+                    giveBack.accept(lease.get());
+                }
+            } else {
+                scan();
+            }
+        });
     }
 
     /** At the head: every slot's queue, with a child watch; then the free slots are tried in order. One scan at a time. */
@@ -236,6 +266,9 @@ final class PermitAcquisition {
         }
         if (ourPath != null) {
             parts.deleteGuaranteed(ourPath);
+        }
+        if (answer != null && answer.isPresent()) {
+            freedSlots.granted(semaphore, answer.get().slot());
         }
         if (error != null) {
             result.completeExceptionally(error instanceof java.util.concurrent.CompletionException c && c.getCause() != null

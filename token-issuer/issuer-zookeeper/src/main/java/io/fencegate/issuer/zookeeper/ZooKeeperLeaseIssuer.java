@@ -61,6 +61,8 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final Set<PermitAcquisition> pendingPermits = ConcurrentHashMap.newKeySet();
     private final SemaphoreCounts semaphores;
+    /** The permits released here: the slot a permit acquire tries first. */
+    private final FreedSlots freedSlots = new FreedSlots();
     private final ConnectionStateListener sessionWatch;
     private final Duration operationTimeout;
     private final IdleLockSweeper sweeper;
@@ -173,7 +175,7 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
      */
     @Override
     protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait, long lockDelayMs) {
-        PermitAcquisition acquisition = new PermitAcquisition(parts, semaphores, semaphore, permits, wait.toMillis(),
+        PermitAcquisition acquisition = new PermitAcquisition(parts, semaphores, freedSlots, semaphore, permits, wait.toMillis(),
                 slot -> grant(Semaphores.slotLock(semaphore, slot), ttlMs, 0, lockDelayMs, LeaseMode.WRITE, slot),
                 lease -> release(lease.leaseId()));
         pendingPermits.add(acquisition);
@@ -275,6 +277,14 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
     /** {@code inOneTrip}: granted and released in one transaction each, so the sweep may be one too. */
     private void released(String path, String lock, long token, boolean inOneTrip) {
         parts.held().forget(path);
+        if (LockNodes.isPermit(LockNodes.nameOf(path))) {
+            int at = lock.lastIndexOf('/');
+            try {
+                freedSlots.freed(lock.substring(0, at), Integer.parseInt(lock.substring(at + 1)));
+            } catch (NumberFormatException | IndexOutOfBoundsException e) {
+                // not a slot's lock name: no hint
+            }
+        }
         if (sweeper != null) {
             sweeper.leaseEnded(lock, token, inOneTrip);
         }

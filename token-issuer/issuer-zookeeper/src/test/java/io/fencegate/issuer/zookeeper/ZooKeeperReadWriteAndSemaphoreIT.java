@@ -122,6 +122,36 @@ class ZooKeeperReadWriteAndSemaphoreIT extends SemaphoreContract {
         assertThat(await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ZERO))).get().extracting(Lease::slot).isEqualTo(0);
     }
 
+    /**
+     * A permit acquire first tries the slot its issuer released last; another instance may have
+     * taken that slot since. The try is then refused like any grant on a held lock, and the acquire
+     * goes on to a free slot, or, with none free, waits for one.
+     */
+    @Test
+    void aSlotReleasedHereButTakenElsewhereSinceIsPassedOverAndTheAcquireStillWaits() throws Exception {
+        LeaseIssuer a = issuer();
+        LeaseIssuer b = issuer();
+        String sem = lock("sem-freed-elsewhere");
+        Lease first = await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ZERO)).orElseThrow();
+        assertThat(await(a.release(first.leaseId()))).isTrue();
+        Lease takenByB = await(b.acquirePermit(sem, 2, LONG_TTL, Duration.ZERO)).orElseThrow();
+        assertThat(takenByB.slot()).as("the slot a released").isEqualTo(first.slot());
+        Lease other = await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ZERO))
+                .orElseThrow(() -> new AssertionError("a's freed slot was taken, but the other slot was free"));
+        assertThat(other.slot()).isNotEqualTo(takenByB.slot());
+        assertThat(await(a.release(other.leaseId()))).isTrue();
+        Lease alsoTakenByB = await(b.acquirePermit(sem, 2, LONG_TTL, Duration.ZERO)).orElseThrow();
+        assertThat(alsoTakenByB.slot()).isEqualTo(other.slot());
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiting =
+                a.acquirePermit(sem, 2, LONG_TTL, Duration.ofSeconds(60)).toCompletableFuture();
+        Thread.sleep(300);
+        assertThat(waiting).as("both slots held by b").isNotDone();
+        assertThat(await(b.release(takenByB.leaseId()))).isTrue();
+        Lease granted = await(waiting).orElseThrow(() -> new AssertionError("the waiter missed the slot b freed"));
+        assertThat(granted.slot()).isEqualTo(takenByB.slot());
+        assertThat(granted.token()).isGreaterThan(takenByB.token());
+    }
+
     @Test
     void permitWaitersAreServedInTheOrderTheyCame() throws Exception {
         LeaseIssuer a = issuer();
