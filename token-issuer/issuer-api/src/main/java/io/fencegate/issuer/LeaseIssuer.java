@@ -94,6 +94,33 @@ public interface LeaseIssuer extends AutoCloseable {
     }
 
     /**
+     * Acquires a permit like {@link #acquirePermit(String, int, Duration, Duration)}, with a
+     * lock-delay on the slot it takes, as {@link #acquire(String, Duration, Duration, Duration)} keeps
+     * one on a lock: if the permit ends involuntarily (its ttl passes, or the backend session holding
+     * it is lost), nobody gets that slot until {@code lockDelay} has passed since that end, so a
+     * holder that has not noticed its loss has that long to stop. A release frees the slot at once.
+     * Other slots stay free to take meanwhile.
+     *
+     * <p>The default supports only a zero delay; backends that keep delays override it.
+     *
+     * @throws IllegalArgumentException (through the stage) for a negative delay, or any argument the
+     *     four-argument acquirePermit refuses
+     * @throws UnsupportedOperationException (through the stage) for a positive delay on an issuer
+     *     that grants permits without one
+     */
+    default CompletionStage<Optional<Lease>> acquirePermit(String semaphore, int permits, Duration ttl, Duration wait, Duration lockDelay) {
+        if (lockDelay == null || lockDelay.isNegative()) {
+            return java.util.concurrent.CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "lockDelay must be zero or positive, was " + lockDelay));
+        }
+        if (!lockDelay.isZero()) {
+            return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException(
+                    "this issuer grants permits without a lock-delay"));
+        }
+        return acquirePermit(semaphore, permits, ttl, wait);
+    }
+
+    /**
      * The mode {@code token} was granted in for {@code lock}, or empty if it was not granted (as
      * {@link #wasGranted} answers false). A store that writes uses this to refuse a read lease's
      * token: a read token may fence reads, never write. A permit's token is a write token of its

@@ -62,7 +62,6 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             locks = group ? groups.locks(json.getValue("locks")) : List.of(lock(json.getValue("lock")));
             if (!group) {
                 shape.checkName(locks.get(0));
-                shape.checkLockDelay(locks.get(0), lockDelays.apply(locks.get(0)), issuer);
             }
             ttlMs = millis(json, "ttlMs", null, MIN_TTL_MS, maxTtl.toMillis());
             waitMs = millis(json, "waitMs", 0L, 0, maxWait.toMillis());
@@ -106,7 +105,8 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
             return;
         }
         String lock = locks.get(0);
-        call(ctx, shape.acquire(issuer, lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelays.apply(lock)),
+        Duration lockDelay = lockDelays.apply(lock);
+        call(ctx, shape.acquire(issuer, lock, Duration.ofMillis(ttlMs), Duration.ofMillis(waitMs), lockDelay),
                 timeout.plusMillis(waitMs))
                 .onComplete(done -> {
                     if (waits) {
@@ -126,7 +126,7 @@ record LeaseRoutes(LeaseIssuer issuer, GatewayMetrics metrics, Duration maxTtl, 
                             .end(LeaseShape.granted(lease).encode());
                 })
                 .onFailure(error -> ctx.fail(unwrap(error) instanceof UnsupportedOperationException
-                        ? shape.unsupported(issuer) : error));
+                        ? shape.unsupported(issuer, lock, lockDelay) : error));
     }
 
     void renew(RoutingContext ctx) {

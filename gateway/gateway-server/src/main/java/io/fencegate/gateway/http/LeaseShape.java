@@ -75,19 +75,6 @@ record LeaseShape(LeaseMode mode, int permits) {
         }
     }
 
-    /**
-     * A permit under a {@code leases.lockDelay} prefix is refused (501): the issuer API grants
-     * permits without a delay, and granting one silently without the delay the operator configured
-     * for those locks would let a slot's next holder in while a lost holder may still be acting.
-     */
-    void checkLockDelay(String lock, Duration delay, LeaseIssuer issuer) {
-        if (isPermit() && !delay.isZero()) {
-            throw new Problem(501, Problem.UNSUPPORTED, "Not Implemented",
-                    "semaphore '" + PathDecoder.shorten(lock) + "' is under a leases.lockDelay prefix, and the lease issuer ("
-                            + issuerName(issuer) + ") grants permits without a lock-delay: take the semaphore outside that prefix");
-        }
-    }
-
     /** Every lock a grant of this shape may hold: the lock itself, or each slot's lock of the semaphore. */
     java.util.List<String> locksCovered(String lock) {
         if (!isPermit()) {
@@ -105,7 +92,7 @@ record LeaseShape(LeaseMode mode, int permits) {
     CompletionStage<Optional<Lease>> acquire(LeaseIssuer issuer, String lock, Duration ttl, Duration wait, Duration lockDelay) {
         try {
             return isPermit()
-                    ? issuer.acquirePermit(lock, permits, ttl, wait)
+                    ? issuer.acquirePermit(lock, permits, ttl, wait, lockDelay)
                     : issuer.acquire(lock, mode, ttl, wait, lockDelay);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -120,6 +107,21 @@ record LeaseShape(LeaseMode mode, int permits) {
             body.put("slot", lease.slot());
         }
         return body;
+    }
+
+    /**
+     * 501 when the issuer does not keep this shape yet, naming the issuer; for a permit under a
+     * {@code leases.lockDelay} prefix on an issuer that grants permits without a delay, says so:
+     * granting it silently without the delay the operator configured would let a slot's next holder
+     * in while a lost holder may still be acting.
+     */
+    Problem unsupported(LeaseIssuer issuer, String lock, Duration lockDelay) {
+        if (isPermit() && !lockDelay.isZero()) {
+            return new Problem(501, Problem.UNSUPPORTED, "Not Implemented",
+                    "semaphore '" + PathDecoder.shorten(lock) + "' is under a leases.lockDelay prefix, and the lease issuer ("
+                            + issuerName(issuer) + ") grants permits without a lock-delay: take the semaphore outside that prefix");
+        }
+        return unsupported(issuer);
     }
 
     /** 501 when the issuer does not keep this shape yet, naming the issuer. */

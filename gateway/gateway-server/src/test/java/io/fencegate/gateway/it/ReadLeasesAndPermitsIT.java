@@ -235,11 +235,11 @@ class ReadLeasesAndPermitsIT {
         JsonArray listed = new JsonObject(send("GET", "/v1/leases?prefix=" + lock, null).body()).getJsonArray("leases");
         assertThat(listed).as("nothing was granted").isEmpty();
 
-        // The issuer grants permits without a lock-delay: one under a lockDelay prefix is refused, not granted without it.
+        // A permit under a lockDelay prefix is granted with the delay (the issuer keeps it on the slot).
         HttpResponse<String> delayed = send("POST", "/v1/leases",
                 new JsonObject().put("lock", "main/delayed/" + UUID.randomUUID()).put("permits", 2).put("ttlMs", 5000).encode());
-        assertThat(delayed.statusCode()).as(delayed.body()).isEqualTo(501);
-        assertThat(new JsonObject(delayed.body()).getString("detail")).contains("lockDelay");
+        assertThat(delayed.statusCode()).as(delayed.body()).isEqualTo(201);
+        assertThat(client.release(new JsonObject(delayed.body()).getString("leaseId"))).isTrue();
         Lease after = client.acquire(lock, TTL, Duration.ZERO).orElseThrow();
         assertThat(after.mode()).as("an explicit default still works after the refusals").isEqualTo(LeaseMode.WRITE);
         client.release(after.leaseId());

@@ -65,6 +65,11 @@ final class MeteredLeaseIssuer implements LeaseIssuer {
     }
 
     @Override
+    public CompletionStage<Optional<Lease>> acquirePermit(String semaphore, int permits, Duration ttl, Duration wait, Duration lockDelay) {
+        return measured(semaphore, delegate.acquirePermit(semaphore, permits, ttl, wait, lockDelay));
+    }
+
+    @Override
     public CompletionStage<Optional<LeaseMode>> grantedMode(String lock, long token) {
         return delegate.grantedMode(lock, token);
     }

@@ -71,9 +71,11 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
 
     /**
      * Grants a permit of {@code semaphore} (a name and count {@link Semaphores#check} passed), or
-     * answers empty once {@code wait} ran out. The default: this backend keeps no semaphores yet.
+     * answers empty once {@code wait} ran out; {@code lockDelayMs} (zero or positive) is the taken
+     * slot's lock-delay, kept as {@link #grant} keeps a lock's. The default: this backend keeps no
+     * semaphores yet.
      */
-    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait) {
+    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait, long lockDelayMs) {
         return CompletableFuture.failedFuture(new UnsupportedOperationException(backend + " lease issuer does not support semaphores yet"));
     }
 
@@ -177,13 +179,20 @@ public abstract class AbstractLeaseIssuer<I> implements LeaseIssuer {
 
     @Override
     public final CompletionStage<Optional<Lease>> acquirePermit(String semaphore, int permits, Duration ttl, Duration wait) {
+        return acquirePermit(semaphore, permits, ttl, wait, Duration.ZERO);
+    }
+
+    /** The delay is kept in the backend with the slot's lease, as a write lease's is. */
+    @Override
+    public final CompletionStage<Optional<Lease>> acquirePermit(String semaphore, int permits, Duration ttl, Duration wait,
+                                                                Duration lockDelay) {
         try {
             Semaphores.check(semaphore, permits);
-            checkAcquire(Semaphores.slotLock(semaphore, 0), ttl, wait, Duration.ZERO);
+            checkAcquire(Semaphores.slotLock(semaphore, 0), ttl, wait, lockDelay);
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return closed.get() ? closedFailure() : grantPermit(semaphore, permits, ttl.toMillis(), wait);
+        return closed.get() ? closedFailure() : grantPermit(semaphore, permits, ttl.toMillis(), wait, lockDelay.toMillis());
     }
 
     /** Like {@link #wasGranted}: a known mode is kept in-process, and a closed issuer answers nothing. */

@@ -183,8 +183,8 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
 
     /** A write lease on the first free slot's lock (see permit.lua); waiters wait on the semaphore's name. */
     @Override
-    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait) {
-        return acquisition(LeaseIds.Kind.PERMIT, semaphore, permits, ttlMs, 0, wait);
+    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait, long lockDelayMs) {
+        return acquisition(LeaseIds.Kind.PERMIT, semaphore, permits, ttlMs, lockDelayMs, wait);
     }
 
     private CompletionStage<Optional<Lease>> acquisition(LeaseIds.Kind kind, String lock, int permits, long ttlMs,
@@ -431,7 +431,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                 case WRITE -> grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs, COUNTER_REPAIRS_PER_ACQUIRE);
                 case READ -> repairing(() -> shared.acquireRead(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs),
                         COUNTER_REPAIRS_PER_ACQUIRE);
-                case PERMIT -> repairing(() -> shared.acquirePermit(lock, permits, secret, ttlMs, waitersMarkMs, othersMarkMs),
+                case PERMIT -> repairing(() -> shared.acquirePermit(lock, permits, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs),
                         COUNTER_REPAIRS_PER_ACQUIRE);
             };
             attempt.whenComplete((reply, error) -> {

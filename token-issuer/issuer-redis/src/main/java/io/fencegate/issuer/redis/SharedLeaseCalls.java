@@ -44,14 +44,14 @@ final class SharedLeaseCalls {
     }
 
     /** {1, token, ceiling, slot}, {0, -1}, {-1}, {-2, counter} or {-3, count, slot}. */
-    CompletionStage<List<Object>> acquirePermit(String semaphore, int permits, String secret, long ttlMs,
+    CompletionStage<List<Object>> acquirePermit(String semaphore, int permits, String secret, long ttlMs, long lockDelayMs,
                                                 long waitersMarkMs, long othersMarkMs) {
         return LeaseScripts.permit.run(redis,
                 new String[] {keys.counter(), keys.ceiling(), keys.run(), keys.live(), keys.holders(),
                         keys.permits(semaphore), keys.permitWaiters(semaphore)},
                 grantsKept, grantRetentionMs, Long.toString(highestToken.getAsLong()), instanceName, secret,
                 Long.toString(ttlMs), semaphore, Integer.toString(permits), Long.toString(waitersMarkMs),
-                Long.toString(othersMarkMs), keys.lock(""), keys.delay(""), keys.grants(""));
+                Long.toString(othersMarkMs), keys.lock(""), keys.delay(""), keys.grants(""), Long.toString(lockDelayMs));
     }
 
     /** {1, token, ttlMs} or {0}. */

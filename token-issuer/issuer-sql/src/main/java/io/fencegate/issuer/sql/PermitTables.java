@@ -19,6 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * expiry and {@code wasGranted} are a lease's. A permit grant locks the semaphore's row first, so
  * permit grants of one semaphore take turns and its line of waiters is FIFO; then it locks every
  * slot's fence row (one statement) and judges the slots under those locks, as a write grant would.
+ * A permit's lock-delay is kept in its slot's fence row ({@code free_us}) as a write lease's is, so
+ * a slot in its delay is not free.
  */
 final class PermitTables {
 
@@ -118,11 +120,12 @@ final class PermitTables {
      * {@code busyMs} is the soonest a held slot may free.
      *
      * @param slotKeys every slot's fence key, slot k at index k
+     * @param delayMs  the permit's lock-delay, zero or positive
      * @return null if the semaphore's row or a slot's fence row is missing (create them and try again)
      * @throws IllegalArgumentException if the semaphore was created with another count
      */
     LeaseTables.Attempt grant(byte[] semKey, String semaphore, int permits, List<byte[]> slotKeys, String secret, long ttlMs,
-                              long waiterId, long waiterTtlMs, long floor, String grantedBy) throws SQLException {
+                              long delayMs, long waiterId, long waiterTtlMs, long floor, String grantedBy) throws SQLException {
         return tables.inTransaction(c -> {
             try (PreparedStatement s = tables.prepare(c, lockSemaphore)) {
                 s.setBytes(1, semKey);
@@ -168,7 +171,7 @@ final class PermitTables {
                 if (refusal == null) {
                     long token = nowUs;
                     try (PreparedStatement s = tables.prepare(c, tables.grantUpdate)) {
-                        LeaseTables.bindGrantAt(s, token, key, secret, ttlMs, 0, grantedBy);
+                        LeaseTables.bindGrantAt(s, token, key, secret, ttlMs, delayMs, grantedBy);
                         s.executeUpdate();
                     }
                     try (PreparedStatement s = tables.prepare(c, tables.grantInsert)) {

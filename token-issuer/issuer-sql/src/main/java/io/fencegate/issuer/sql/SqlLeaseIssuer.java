@@ -213,11 +213,11 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
         return refused != null ? refused : start(new Acquisition(Kind.READ, lock, 0, ttlMs, lockDelayMs, wait));
     }
 
-    /** A permit: a write lease on the first free slot's lock, granted under the semaphore's row lock ({@link PermitTables}). */
+    /** A permit: a write lease on the first free slot's lock, with its lock-delay, granted under the semaphore's row lock ({@link PermitTables}). */
     @Override
-    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int count, long ttlMs, Duration wait) {
+    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int count, long ttlMs, Duration wait, long lockDelayMs) {
         CompletableFuture<Optional<Lease>> refused = refusedByGuard();
-        return refused != null ? refused : start(new Acquisition(Kind.PERMIT, semaphore, count, ttlMs, 0, wait));
+        return refused != null ? refused : start(new Acquisition(Kind.PERMIT, semaphore, count, ttlMs, lockDelayMs, wait));
     }
 
     private CompletionStage<Optional<Lease>> start(Acquisition acquisition) {
@@ -649,7 +649,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
             return switch (kind) {
                 case WRITE -> tables.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
                 case READ -> reads.grant(key, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
-                case PERMIT -> permits.grant(key, lock, count, slotKeys, secret, ttlMs, waiterId, WAITER_TTL_MS, floor, instanceName);
+                case PERMIT -> permits.grant(key, lock, count, slotKeys, secret, ttlMs, delayMs, waiterId, WAITER_TTL_MS, floor, instanceName);
             };
         }
 

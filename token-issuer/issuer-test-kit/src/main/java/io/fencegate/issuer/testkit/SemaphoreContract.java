@@ -109,6 +109,50 @@ public abstract class SemaphoreContract extends ReadWriteContract {
     }
 
     @Test
+    void aPermitWithALockDelayThatExpiresKeepsItsSlotForTheDelayAndAReleaseDoesNot() throws Exception {
+        LeaseIssuer paused = issuer();
+        LeaseIssuer other = issuer();
+        String sem = lock("sem-delay");
+        Duration delay = Duration.ofSeconds(2);
+        Lease stale = await(paused.acquirePermit(sem, 1, Duration.ofMillis(1500), Duration.ZERO, delay))
+                .orElseThrow(() -> new AssertionError("no permit of " + sem));
+        // The holder is paused (never renews): its slot must stay taken for the delay after its expiry,
+        // the time a holder that has not noticed its loss has to stop.
+        Lease next = await(other.acquirePermit(sem, 1, LONG_TTL, Duration.ofSeconds(30), delay))
+                .orElseThrow(() -> new AssertionError("the slot never freed after the permit's expiry and delay"));
+        assertThat(System.currentTimeMillis()).as("granted before the expired permit's lock-delay ran out")
+                .isGreaterThanOrEqualTo(stale.expiresAt() + delay.toMillis() - 100);
+        assertThat(next.slot()).isEqualTo(stale.slot());
+        assertThat(next.token()).isGreaterThan(stale.token());
+        assertThat(await(paused.renew(stale.leaseId()))).isEmpty();
+
+        // A release is a voluntary end: the slot is free at once, for a permit and for the slot's lock.
+        assertThat(await(other.release(next.leaseId()))).isTrue();
+        Lease after = await(paused.acquirePermit(sem, 1, LONG_TTL, Duration.ZERO, delay))
+                .orElseThrow(() -> new AssertionError("a released permit's lock-delay held its slot"));
+        assertThat(after.token()).isGreaterThan(next.token());
+        assertThat(await(paused.release(after.leaseId()))).isTrue();
+        assertThat(await(other.acquire(after.lock(), LONG_TTL, Duration.ZERO))).as("the slot's lock after a release").isPresent();
+        assertThat(failureOf(() -> other.acquirePermit(sem, 1, LONG_TTL, Duration.ZERO, Duration.ofMillis(-1))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockDelay");
+    }
+
+    @Test
+    void anExpiredPermitsLockDelayHoldsOnlyItsSlot() throws Exception {
+        LeaseIssuer a = issuer();
+        String sem = lock("sem-delay-one");
+        Duration delay = Duration.ofSeconds(20);
+        Lease expiring = await(a.acquirePermit(sem, 2, Duration.ofMillis(500), Duration.ZERO, delay)).orElseThrow();
+        Lease kept = permit(a, sem, 2, LONG_TTL);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> await(a.find(expiring.leaseId())).isEmpty());
+        assertThat(await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ofMillis(300)))).as("the expired slot is in its delay").isEmpty();
+        assertThat(await(a.release(kept.leaseId()))).isTrue();
+        Lease free = await(a.acquirePermit(sem, 2, LONG_TTL, Duration.ofSeconds(10)))
+                .orElseThrow(() -> new AssertionError("a slot's lock-delay held the other slot"));
+        assertThat(free.slot()).isEqualTo(kept.slot());
+    }
+
+    @Test
     void aPermitIsRenewedFoundAndReleasedByIdFromAnyInstance() throws Exception {
         LeaseIssuer a = issuer();
         LeaseIssuer b = issuer();

@@ -168,11 +168,15 @@ public final class ZooKeeperLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Par
         return grant(lock, ttlMs, wait.toMillis(), lockDelayMs, LeaseMode.READ, Lease.NO_SLOT);
     }
 
-    /** A permit: a FIFO line for the semaphore, then a write lease on a free slot's lock ({@link PermitAcquisition}). */
+    /**
+     * A permit: a FIFO line for the semaphore, then a write lease on a free slot's lock ({@link
+     * PermitAcquisition}), with the permit's lock-delay kept on that lock as any write lease's: a slot
+     * still in its delay refuses the zero-wait grant, and the head of the line looks again shortly.
+     */
     @Override
-    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait) {
+    protected CompletionStage<Optional<Lease>> grantPermit(String semaphore, int permits, long ttlMs, Duration wait, long lockDelayMs) {
         PermitAcquisition acquisition = new PermitAcquisition(parts, semaphores, freedSlots, semaphore, permits, wait.toMillis(),
-                slot -> grant(Semaphores.slotLock(semaphore, slot), ttlMs, 0, 0, LeaseMode.WRITE, slot),
+                slot -> grant(Semaphores.slotLock(semaphore, slot), ttlMs, 0, lockDelayMs, LeaseMode.WRITE, slot),
                 lease -> release(lease.leaseId()));
         pendingPermits.add(acquisition);
         CompletableFuture<Optional<Lease>> result = modeMarker.ensure().thenCompose(v -> acquisition.start());

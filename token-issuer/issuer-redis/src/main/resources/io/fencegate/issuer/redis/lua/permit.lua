@@ -2,12 +2,15 @@
 -- permit waiters. ARGV: grantsKept, grantRetentionMs, highest token this issuer has seen, instance
 -- name, secret, ttlMs, semaphore name, permits, waiters-mark ms (0: the caller does not wait),
 -- waiters-mark ms on a grant (0: nobody else waits at this issuer), then the key prefixes of
--- locks, lock-delays and grant logs. Answers {1, token, ceiling, slot}, {0, -1} (no slot free),
+-- locks, lock-delays and grant logs, then the permit's lock-delay ms (0: none). Answers {1, token, ceiling, slot}, {0, -1} (no slot free),
 -- {-1}, {-2, counter} (see token.lua), or {-3, count, slot} (another count: the count key's, or,
 -- with no count key, '' and a slot at or above the asked count that is still held).
 -- Slot k is the ordinary lock 'name/k': a permit is a write lease on the first free slot's lock
 -- (no lease, no lock-delay left), exactly as acquire.lua grants one, so renew, release and expiry
 -- are a write lease's and a plain acquire of a slot's lock excludes its permit and back.
+-- A permit's lock-delay is the slot lock's delay key, set as acquire.lua sets it: renew.lua
+-- extends it, release.lua deletes it, an expiry leaves it to run out, so the slot stays taken
+-- for the delay after its permit ended involuntarily.
 -- The count key holds the count the first acquire fixed; it has no expiry. When it is missing (a
 -- new semaphore, or lost with Redis's data) the asked count is fixed, unless a slot at or above it
 -- is still held: a count key lost alone (DEL, eviction) must not let a smaller count add a permit
@@ -53,6 +56,9 @@ local token, refusal = next_token(state[1], state[2], state[3], ARGV[3])
 if refusal then return refusal end
 local lock = name .. '/' .. slot
 redis.call('SET', lock_prefix .. lock, ARGV[5] .. ':' .. token .. ':' .. ARGV[6], 'PX', ARGV[6])
+if tonumber(ARGV[14]) > 0 then
+  redis.call('SET', delay_prefix .. lock, token .. ':' .. ARGV[14], 'PX', tonumber(ARGV[6]) + tonumber(ARGV[14]))
+end
 if ARGV[10] ~= '0' then redis.call('SET', KEYS[7], '1', 'PX', ARGV[10]) end
 record_grant(grants_prefix .. lock, token, token, lock, ARGV[4], tonumber(ARGV[1]), ARGV[2])
 return {1, token, state[2], slot}

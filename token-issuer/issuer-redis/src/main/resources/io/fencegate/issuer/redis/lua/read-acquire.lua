@@ -14,10 +14,13 @@
 
 local state = redis.call('MGET', KEYS[6], KEYS[1], KEYS[2], KEYS[8], KEYS[3], KEYS[9])
 local lock_value, mark = state[1], state[6]
+-- A waiting reader marks the lock 'r' but never lengthens a writer's 'w': each waiting writer
+-- keeps its own mark alive, so a writer that gave up stops holding readers off once its mark
+-- runs out, and readers queued behind it are let in (a reader renewing 'w' would starve them all).
 local function held(pttl)
   local mark_ms = ARGV[9]
-  if mark_ms ~= '0' and redis.call('PTTL', KEYS[9]) < tonumber(mark_ms) then
-    redis.call('SET', KEYS[9], mark == 'w' and 'w' or 'r', 'PX', mark_ms)
+  if mark_ms ~= '0' and mark ~= 'w' and redis.call('PTTL', KEYS[9]) < tonumber(mark_ms) then
+    redis.call('SET', KEYS[9], 'r', 'PX', mark_ms)
   end
   return {0, pttl}
 end
