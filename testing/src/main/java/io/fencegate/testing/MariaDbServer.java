@@ -34,6 +34,9 @@ public final class MariaDbServer extends DatabaseServer {
 
     /** A server whose process gets {@code serverEnv} too (e.g. libfaketime's variables: a server whose wall clock a test steps). */
     public static MariaDbServer start(Path dir, Map<String, String> serverEnv) throws Exception {
+        // Absolute: mariadb-install-db runs from another directory, so a relative data dir (a
+        // nemesis --out given as runs/x) would be taken from there and the install would fail.
+        dir = dir.toAbsolutePath();
         Files.createDirectories(dir);
         return started(new MariaDbServer(dir, Files.createTempDirectory(Path.of("/tmp"), "fg-mariadb"), serverEnv),
                 MariaDbServer::open);
