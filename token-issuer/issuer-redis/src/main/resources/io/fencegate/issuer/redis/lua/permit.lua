@@ -54,5 +54,5 @@ if refusal then return refusal end
 local lock = name .. '/' .. slot
 redis.call('SET', lock_prefix .. lock, ARGV[5] .. ':' .. token .. ':' .. ARGV[6], 'PX', ARGV[6])
 if ARGV[10] ~= '0' then redis.call('SET', KEYS[7], '1', 'PX', ARGV[10]) end
-record_grant(grants_prefix .. lock, token, token, lock, ARGV[4], tonumber(ARGV[1]), ARGV[2])
+record_grant(grants_prefix .. lock, ARGV[4] .. ':' .. token, token, lock, tonumber(ARGV[1]), ARGV[2])
 return {1, token, state[2], slot}
