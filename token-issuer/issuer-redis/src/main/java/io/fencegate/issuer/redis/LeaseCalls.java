@@ -65,19 +65,18 @@ final class LeaseCalls {
     }
 
     private CompletionStage<List<List<Object>>> sendAcquires(List<Acquire> batch) {
-        String[] scriptKeys = new String[5 + 4 * batch.size()];
+        String[] scriptKeys = new String[4 + 4 * batch.size()];
         scriptKeys[0] = keys.counter();
         scriptKeys[1] = keys.ceiling();
         scriptKeys[2] = keys.run();
         scriptKeys[3] = keys.live();
-        scriptKeys[4] = keys.holders();
         String[] args = new String[5 + 6 * batch.size()];
         args[0] = "check"; // the run-check mode, set by the shortcut
         args[1] = grantsKept;
         args[2] = grantRetentionMs;
         args[3] = Long.toString(highestToken.getAsLong());
         args[4] = instanceName;
-        int k = 5;
+        int k = 4;
         int a = 5;
         for (Acquire call : batch) {
             scriptKeys[k++] = keys.lock(call.lock());
@@ -104,13 +103,12 @@ final class LeaseCalls {
     }
 
     private CompletionStage<List<Long>> sendReleases(List<Release> batch) {
-        String[] scriptKeys = new String[2 + 4 * batch.size()];
+        String[] scriptKeys = new String[1 + 4 * batch.size()];
         scriptKeys[0] = keys.live();
-        scriptKeys[1] = keys.holders();
         String[] args = new String[2 + 2 * batch.size()];
         args[0] = keys.releaseChannel();
         args[1] = releasedMarkerSlackMs;
-        int k = 2;
+        int k = 1;
         int a = 2;
         for (Release call : batch) {
             scriptKeys[k++] = keys.lock(call.lock());

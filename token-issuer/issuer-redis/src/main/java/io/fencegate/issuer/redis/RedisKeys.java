@@ -18,7 +18,11 @@ record RedisKeys(String prefix) {
     /** Set while a caller waits for the lock, so its release PUBLISHes a wake-up. */
     String waiters(String lock) { return perLock("waiters", lock); }
 
-    /** Sorted set of the lock's latest granted tokens, for {@code wasGranted}. */
+    /**
+     * Sorted set of the lock's latest granted tokens, for {@code wasGranted}: scored by token, the
+     * member {@code instance:token} for a write grant (who granted it, for listings), {@code tokenr}
+     * for a read grant; grants of versions before the member named the instance: {@code token}.
+     */
     String grants(String lock) { return perLock("grants", lock); }
 
     /**
@@ -45,7 +49,10 @@ record RedisKeys(String prefix) {
     /** Sorted set of the locks granted and not released (expired ones until a listing sees them). */
     String live() { return prefix + "leases"; }
 
-    /** Hash lock to {@code token:instance name} of its last grant, for listings. */
+    /**
+     * Hash lock to {@code token:instance name} of its last grant, written by versions before the
+     * grant log's member named the instance; still read by listings for their grants.
+     */
     String holders() { return prefix + "holders"; }
 
     /** One counter for all locks: tokens are unique across locks, like ZooKeeper's zxid. */

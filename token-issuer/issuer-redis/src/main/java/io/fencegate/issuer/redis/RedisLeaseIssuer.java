@@ -297,7 +297,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         long sent = System.currentTimeMillis();
         return mapErrors(LeaseScripts.list.<List<Object>>run(redis, new String[] {keys.live(), keys.holders()},
                         keys.lock(""), lockPrefix, after == null ? "" : after, Integer.toString(limit),
-                        Integer.toString(limit * EXAMINED_PER_LIMIT), keys.readers(""))
+                        Integer.toString(limit * EXAMINED_PER_LIMIT), keys.readers(""), keys.grants(""))
                 .thenApply(reply -> {
                     List<LeaseInfo> leases = new java.util.ArrayList<>();
                     for (int i = 2; i + 4 < reply.size(); i += 5) {
@@ -306,7 +306,8 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                         long pttl = LeaseScripts.asLong(reply.get(i + 2));
                         String holder = String.valueOf(reply.get(i + 3));
                         int colon = holder.indexOf(':');
-                        // The holder entry is the last grant's; an older version's grant left none.
+                        // The holder of this very grant (token:instance, see list.lua); an older version's
+                        // grant may have left none.
                         String by = colon > 0 && holder.substring(0, colon).equals(Long.toString(token))
                                 ? holder.substring(colon + 1) : "";
                         LeaseMode mode = "r".equals(String.valueOf(reply.get(i + 4))) ? LeaseMode.READ : LeaseMode.WRITE;

@@ -59,15 +59,27 @@
  *       the next one.</li>
  *   <li><b>Lock-delay</b> is a key {@code delay:<lock>} living ttl + delay, renewed with the
  *       lease and deleted by a release; the acquire script refuses the lock while it lives.
- *       Listings read an index of held locks ({@code leases}) and who granted each
- *       ({@code holders}), both kept by the acquire and release scripts.</li>
+ *       Listings read an index of held locks ({@code leases}), kept by the acquire and release
+ *       scripts, and who granted each lease from its grant's entry in the grant log (its member is
+ *       {@code instance:token}; grants of earlier versions: the {@code holders} hash).</li>
+ *   <li><b>What an uncontended try-lock pays</b> (an acquire that does not wait, and its release):
+ *       14 Redis commands, each for a guarantee above (the table in docs/PERFORMANCE.md,
+ *       {@code UncontendedCommandsIT} counts them): the acquire's {@code MGET} (free lock, no
+ *       lock-delay, counter under the ceiling and checked under this run), {@code INFO replication}
+ *       (no counter from a change of role), {@code INCR} (the token), {@code SET} (the lock and its
+ *       expiry), the listing index's {@code ZADD}, the grant log's {@code ZADD}, {@code ZCARD} and
+ *       {@code PEXPIRE} (wasGranted, bounded and forgotten after disuse); the release's {@code MGET}
+ *       (only the holder's secret releases), {@code DEL} (the lock, and the waiters mark in the same
+ *       command), the released-marker's {@code SET} (wasReleased) and the index's {@code ZREM}; one
+ *       script call each. Nothing only waiting needs: no waiters mark, no message.</li>
  *   <li><b>Group commit.</b> An acquire made while two script calls of the issuer's acquires are
  *       in flight waits for one to answer, then goes out with every acquire queued meanwhile (at
  *       most 64) as one script call that runs them in turn, atomically, and answers each on its own;
  *       releases likewise. A lone call goes out at once (no timer). Measured with
  *       {@code RedisPairCost} (its own redis-server): 16 threads on distinct locks made about 0.6
  *       script calls a pair instead of 2, and about 15 Redis commands a pair instead of 17 (each
- *       acquire script call includes one {@code INFO replication}).
+ *       acquire script call includes one {@code INFO replication}; measured before the holders hash
+ *       went, which took two commands off every pair).
  *       A batch that fails (timeout, lost connection) fails each of its calls; an element that finds
  *       the counter lost or its block used up is repaired and sent again on its own.</li>
  *   <li><b>Read leases</b> ({@code read-acquire.lua}): a hash {@code readers:<lock>} of each

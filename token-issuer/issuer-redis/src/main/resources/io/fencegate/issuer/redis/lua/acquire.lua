@@ -1,6 +1,5 @@
 -- One call runs any number of acquires in turn (a batch, see GroupCommit), atomically.
--- KEYS: counter, ceiling, run, live index, holders, then for each acquire: lock, grants, delay,
--- waiters. ARGV: run check ('check', 'skip' or 'probe'), grantsKept, grantRetentionMs, highest
+-- KEYS: counter, ceiling, run, live index, then for each acquire: lock, grants, delay, waiters. ARGV: run check ('check', 'skip' or 'probe'), grantsKept, grantRetentionMs, highest
 -- token this issuer has seen, instance name, then for each acquire: secret, ttlMs, lockDelayMs,
 -- lock name, waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0:
 -- nobody else waits at this issuer). Answers one reply per acquire, in order: {1, token,
@@ -34,6 +33,19 @@
 -- a stream of overlapping readers never starves a writer); a waiting reader's mark says 'r'. A
 -- grant's mark for others may say 'w' whoever they are: the lock is write-held until the release
 -- deletes the mark.
+-- What each command of an uncontended try-lock grant buys (wait 0: no waiters mark is touched):
+-- MGET: the lock is free, no lock-delay runs, the counter is whole, under the ceiling and was
+-- checked under this run; INFO replication (inside run_checked): the counter did not come back
+-- with a change of role; INCR: the fencing token; SET: the lock itself (its value, secret:token:
+-- ttl, is what renew, release, find and the listing read); ZADD of the live index: the listing
+-- (GET /leases, the status page) finds the lock; ZADD+ZCARD+PEXPIRE of the
+-- grant log: wasGranted/grantedMode of a past token, kept for grantRetention.
+-- Why the grant log's member is instance:token: it records who granted the token for the
+-- listing, in the ZADD the log needs anyway (there was a holders hash, one HSET a grant and one
+-- HDEL a release more). Its score is the token, which is all wasGranted reads; a write member
+-- ends with a digit and a read grant's (token .. 'r', see token.lua) with 'r', which is how
+-- grantedMode tells them apart, in this version and the one before. The holders hash is no
+-- longer written; entries an older version wrote are still read by the listing for its grants.
 -- Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
 -- of one per grant; the newest 'kept' grants are always there.
 -- Why answer the ceiling: the issuer reserves the next block before this one runs out.
@@ -83,8 +95,7 @@ local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay
   end
   if others_ms ~= '0' then redis.call('SET', waiters, 'w', 'PX', others_ms) end
   redis.call('ZADD', KEYS[4], 0, lock)
-  redis.call('HSET', KEYS[5], lock, token .. ':' .. ARGV[5])
-  redis.call('ZADD', grants, token, token)
+  redis.call('ZADD', grants, token, ARGV[5] .. ':' .. token)
   if redis.call('ZCARD', grants) > kept + math.floor(kept / 8) then
     redis.call('ZREMRANGEBYRANK', grants, 0, -kept - 1)
   end
@@ -92,8 +103,8 @@ local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay
   return {1, token, ceiling}
 end
 local replies = {}
-for i = 0, (#KEYS - 5) / 4 - 1 do
-  local k, a = 5 + 4 * i, 5 + 6 * i
+for i = 0, (#KEYS - 4) / 4 - 1 do
+  local k, a = 4 + 4 * i, 5 + 6 * i
   replies[i + 1] = acquire(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
       ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6])
 end

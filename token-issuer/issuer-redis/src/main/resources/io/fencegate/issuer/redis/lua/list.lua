@@ -1,11 +1,15 @@
 -- KEYS: live index, holders. ARGV: lock-key prefix, lock prefix, after (or ''), limit, most
--- index entries to examine, readers-key prefix. The index (a sorted set of lock names, all scored 0, so ordered by
+-- index entries to examine, readers-key prefix, grants-key prefix. The index (a sorted set of lock names, all scored 0, so ordered by
 -- bytes) gains a lock at each grant and loses it at release; an entry whose lock key is gone
 -- (expired) is removed here, atomically with the check, so a racing grant's entry survives.
 -- Answers {last examined ('' for none), 1 if entries remain after it, lock, token, pttl,
 -- holder, mode ('w' or 'r'), lock, ...}. A lock held by read leases (its key says 'r', see
 -- read-acquire.lua) gives one entry per live read lease, from its readers hash: a page ends
 -- after whole locks, so it may hold more leases than the limit.
+-- A write lease's holder is its grant's member in the lock's grant log (instance:token, see
+-- acquire.lua); a grant made by a version before that has a bare token there and its holder in
+-- the holders hash (token:instance), which is read then. Listing is not the hot path: a lookup
+-- here costs nothing at acquire and release.
 
 local prefix = ARGV[2]
 local max = '+'
@@ -16,6 +20,12 @@ local min = '-'
 if #ARGV[3] > 0 then min = '(' .. ARGV[3] elseif #prefix > 0 then min = '[' .. prefix end
 local limit = tonumber(ARGV[4])
 local cap = tonumber(ARGV[5])
+local function holder(lock, token)
+  local member = redis.call('ZRANGEBYSCORE', ARGV[7] .. lock, token, token, 'LIMIT', 0, 1)[1]
+  local by = member and string.match(member, '^(.+):%d+$')
+  if by then return token .. ':' .. by end
+  return redis.call('HGET', KEYS[2], lock) or ''
+end
 local out = {}
 local found = 0
 local examined = 0
@@ -44,10 +54,11 @@ while found < limit and examined < cap do
       end
     elseif value then
       found = found + 1
+      local token = string.match(value, '^%x+:(%d+):') or '0'
       out[#out + 1] = lock
-      out[#out + 1] = string.match(value, '^%x+:(%d+):') or '0'
+      out[#out + 1] = token
       out[#out + 1] = redis.call('PTTL', ARGV[1] .. lock)
-      out[#out + 1] = redis.call('HGET', KEYS[2], lock) or ''
+      out[#out + 1] = holder(lock, token)
       out[#out + 1] = 'w'
     else
       redis.call('ZREM', KEYS[1], lock)

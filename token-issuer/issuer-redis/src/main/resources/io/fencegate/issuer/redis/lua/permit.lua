@@ -60,5 +60,5 @@ if tonumber(ARGV[14]) > 0 then
   redis.call('SET', delay_prefix .. lock, token .. ':' .. ARGV[14], 'PX', tonumber(ARGV[6]) + tonumber(ARGV[14]))
 end
 if ARGV[10] ~= '0' then redis.call('SET', KEYS[7], '1', 'PX', ARGV[10]) end
-record_grant(grants_prefix .. lock, token, token, lock, ARGV[4], tonumber(ARGV[1]), ARGV[2])
+record_grant(grants_prefix .. lock, ARGV[4] .. ':' .. token, token, lock, tonumber(ARGV[1]), ARGV[2])
 return {1, token, state[2], slot}

@@ -41,5 +41,5 @@ redis.call('PEXPIRE', KEYS[10], keep)
 if ARGV[10] ~= '0' and redis.call('PTTL', KEYS[9]) < tonumber(ARGV[10]) then
   redis.call('SET', KEYS[9], mark or 'r', 'PX', ARGV[10])
 end
-record_grant(KEYS[7], token .. 'r', token, ARGV[8], ARGV[4], tonumber(ARGV[1]), ARGV[2])
+record_grant(KEYS[7], token .. 'r', token, ARGV[8], tonumber(ARGV[1]), ARGV[2])
 return {1, token, state[3]}

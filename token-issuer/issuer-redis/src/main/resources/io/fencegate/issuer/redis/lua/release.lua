@@ -1,5 +1,5 @@
 -- One call runs any number of releases in turn (a batch, see GroupCommit), atomically.
--- KEYS: live index, holders, then for each release: lock, released-marker, delay, waiters.
+-- KEYS: live index, then for each release: lock, released-marker, delay, waiters.
 -- ARGV: channel, marker slack ms, then for each release: secret, lock name. Answers one 1
 -- (released) or 0 (not this lease's lock any more) per release, in order.
 -- The marker tells the granting issuer (maybe another instance) "released, not expired";
@@ -10,6 +10,12 @@
 -- Why one MGET and one DEL: fewer redis.calls. The DEL's count says whether the waiters mark
 -- existed (the lock and a matching delay key were just read, and keys do not expire while a
 -- script runs); a wrong count would only cost a waiter its wake-up, never the lock.
+-- What each command of an uncontended release buys: MGET: only the lease's own secret releases
+-- the lock, and whether the delay key is this lease's; DEL: the lock is free (and the waiters
+-- mark, in the same command, tells whether anyone must be woken); SET of the marker: wasReleased
+-- tells this release from an expiry (released events, the expiry watch, no lock-delay); ZREM:
+-- the listing no longer shows the lock. Nothing else: the holder is in the grant log, which
+-- outlives the lease on purpose (see acquire.lua).
 
 local function release(lock_key, marker, delay_key, waiters, secret, lock)
   local state = redis.call('MGET', lock_key, delay_key)
@@ -23,13 +29,12 @@ local function release(lock_key, marker, delay_key, waiters, secret, lock)
   local waited = redis.call('DEL', unpack(ended)) == #ended
   redis.call('SET', marker, '1', 'PX', ttl + tonumber(ARGV[2]))
   redis.call('ZREM', KEYS[1], lock)
-  redis.call('HDEL', KEYS[2], lock)
   if waited then redis.call('PUBLISH', ARGV[1], lock) end
   return 1
 end
 local replies = {}
-for i = 0, (#KEYS - 2) / 4 - 1 do
-  local k, a = 2 + 4 * i, 2 + 2 * i
+for i = 0, (#KEYS - 1) / 4 - 1 do
+  local k, a = 1 + 4 * i, 2 + 2 * i
   replies[i + 1] = release(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ARGV[a + 1], ARGV[a + 2])
 end
 return replies

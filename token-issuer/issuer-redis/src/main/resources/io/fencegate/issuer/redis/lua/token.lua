@@ -5,9 +5,11 @@
 -- the live run and replication id, or below a token the issuer saw; {-2, counter} when the
 -- ceiling is reached. Why each refusal: see acquire.lua. These scripts always check the whole
 -- run (no RunCheckShortcut): they are not the hot path.
--- record_grant(grants, member, token, lock, holder, kept, retention_ms) indexes the grant for
--- listings (live index KEYS[4], holders KEYS[5]) and wasGranted/grantedMode (the grants log,
--- trimmed as in acquire.lua); a read grant's member is token .. 'r', so the log keeps its mode.
+-- record_grant(grants, member, token, lock, kept, retention_ms) indexes the grant for listings
+-- (live index KEYS[4]) and wasGranted/grantedMode (the grants log, trimmed as in acquire.lua); a
+-- write grant's member is instance .. ':' .. token (its holder, for the listing, see acquire.lua),
+-- a read grant's token .. 'r', so the log keeps its mode (a read lease's holder is in its
+-- readers hash). KEYS[5], the holders hash, is no longer written (see acquire.lua).
 -- now_ms() is the server's clock in ms (scripts replicate effects, so TIME is allowed).
 
 local function next_token(counter, ceiling, run, highest)
@@ -17,9 +19,8 @@ local function next_token(counter, ceiling, run, highest)
   if tonumber(counter) + 1 > tonumber(ceiling) then return nil, {-2, counter} end
   return redis.call('INCR', KEYS[1]), nil
 end
-local function record_grant(grants, member, token, lock, holder, kept, retention_ms)
+local function record_grant(grants, member, token, lock, kept, retention_ms)
   redis.call('ZADD', KEYS[4], 0, lock)
-  redis.call('HSET', KEYS[5], lock, token .. ':' .. holder)
   redis.call('ZADD', grants, token, member)
   if redis.call('ZCARD', grants) > kept + math.floor(kept / 8) then
     redis.call('ZREMRANGEBYRANK', grants, 0, -kept - 1)
