@@ -43,11 +43,18 @@ public final class MariaDbServer extends DatabaseServer {
     }
 
     private void open() throws Exception {
+        // A temporary folder of its own: with the shared /tmp, two servers installed at the same
+        // moment (two nemesis deployments at once) collided on a temporary table's file name.
+        Files.createDirectories(tmp());
         Folders.chown("mysql", dir);
         Folders.chown("mysql", socketDir);
         ChildProcess.run(180, List.of("mariadb-install-db", "--no-defaults", "--user=mysql", "--datadir=" + data,
-                "--auth-root-authentication-method=normal", "--skip-test-db"));
+                "--tmpdir=" + tmp(), "--auth-root-authentication-method=normal", "--skip-test-db"));
         launchOnFreePort("CREATE DATABASE " + DATABASE);
+    }
+
+    private Path tmp() {
+        return dir.resolve("tmp");
     }
 
     @Override
@@ -57,7 +64,7 @@ public final class MariaDbServer extends DatabaseServer {
         }
         process = ChildProcess.command("mariadb", List.of("mariadbd", "--no-defaults", "--user=mysql", "--datadir=" + data,
                 "--port=" + port(), "--bind-address=127.0.0.1", "--socket=" + socketDir.resolve("s"),
-                "--pid-file=" + dir.resolve("mariadbd.pid"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
+                "--pid-file=" + dir.resolve("mariadbd.pid"), "--tmpdir=" + tmp(), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
                 "--innodb-flush-log-at-trx-commit=1", "--max-connections=80"))
                 .env(serverEnv).logTo(dir.resolve("mariadb.log")).start();
         awaitConnectable(serverUrl(), () -> {
