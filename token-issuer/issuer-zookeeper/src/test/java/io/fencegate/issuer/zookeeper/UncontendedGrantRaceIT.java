@@ -30,6 +30,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class UncontendedGrantRaceIT {
 
     private static final long RUN_NANOS = TimeUnit.SECONDS.toNanos(6);
+    /** Enough grants for a race to show: a loaded machine may need longer than RUN_NANOS for them. */
+    private static final int MIN_GRANTS = 21;
+    private static final long MAX_RUN_NANOS = TimeUnit.SECONDS.toNanos(60);
     @RegisterExtension
     static final InProcessZooKeeper ZK = new InProcessZooKeeper();
 
@@ -41,13 +44,13 @@ class UncontendedGrantRaceIT {
         ExclusionCheck check = new ExclusionCheck();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (LeaseIssuer a = issuer(root, mode); LeaseIssuer b = issuer(root, mode)) {
-            long end = System.nanoTime() + RUN_NANOS;
+            long start = System.nanoTime();
             List<Future<?>> workers = new ArrayList<>();
             for (int t = 0; t < 2; t++) {
                 LeaseIssuer mine = t % 2 == 0 ? a : b;
                 LeaseIssuer other = t % 2 == 0 ? b : a;
                 workers.add(pool.submit(() -> {
-                    while (System.nanoTime() < end && check.violations().isEmpty()) {
+                    while (goOn(start, check) && check.violations().isEmpty()) {
                         Lease lease = mine.acquire(lock, Duration.ofSeconds(30), Duration.ofSeconds(20))
                                 .toCompletableFuture().get(30, TimeUnit.SECONDS).orElseThrow();
                         check.holds(lease);
@@ -65,12 +68,12 @@ class UncontendedGrantRaceIT {
                 }));
             }
             for (Future<?> worker : workers) {
-                worker.get(90, TimeUnit.SECONDS);
+                worker.get(120, TimeUnit.SECONDS);
             }
             assertThat(check.violations()).isEmpty();
             List<Long> tokens = check.tokens();
             System.out.printf("%s race: %d grants%n", mode, tokens.size());
-            assertThat(tokens).hasSizeGreaterThan(20).doesNotHaveDuplicates().isSorted();
+            assertThat(tokens).hasSizeGreaterThanOrEqualTo(MIN_GRANTS).doesNotHaveDuplicates().isSorted();
             // The grant log keeps the newest KEEP_PER_LOCK per lock.
             for (long token : tokens.subList(Math.max(0, tokens.size() - GrantLog.KEEP_PER_LOCK + 100), tokens.size())) {
                 assertThat(b.wasGranted(lock, token).toCompletableFuture().get(10, TimeUnit.SECONDS))
@@ -79,6 +82,11 @@ class UncontendedGrantRaceIT {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    private static boolean goOn(long start, ExclusionCheck check) {
+        long ran = System.nanoTime() - start;
+        return ran < RUN_NANOS || (check.tokens().size() < MIN_GRANTS && ran < MAX_RUN_NANOS);
     }
 
     private static LeaseIssuer issuer(String root, TokenMode mode) {

@@ -32,7 +32,7 @@ class ZooKeeperReadmeExampleIT {
                     .build();
             issuer.addListener((lease, reason) -> told.add(lease.lock() + " ended: " + reason));
             try (LeaseWatchdog watchdog = new LeaseWatchdog(issuer)) {
-                Duration ttl = Duration.ofMillis(600);
+                Duration ttl = Duration.ofSeconds(2); // renewed every ttl/3: room for a loaded machine
                 Optional<Lease> lease = issuer.acquire("orders/42", ttl, Duration.ofSeconds(2))
                         .toCompletableFuture().join();
                 if (lease.isPresent()) {
@@ -42,7 +42,7 @@ class ZooKeeperReadmeExampleIT {
                     // ... token-guarded writes, each while keepAlive.holds() ...
                     // --- README snippet pauses
                     assertThat(token).isPositive();
-                    Thread.sleep(1_500); // 2.5 ttls: alive only thanks to the watchdog
+                    Thread.sleep(5_000); // 2.5 ttls: alive only thanks to the watchdog
                     try (LeaseIssuer other = ZooKeeperLeaseIssuer.builder().connectString(connectString).build()) {
                         assertThat(other.acquire("orders/42", ttl, Duration.ZERO).toCompletableFuture().join()).isEmpty();
                         assertThat(other.wasGranted("orders/42", token).toCompletableFuture().join()).isTrue();
