@@ -2,11 +2,9 @@ package io.fencegate.demo;
 
 import io.fencegate.client.FencegateClient;
 import io.fencegate.examples.support.Teardown;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -15,7 +13,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -102,65 +99,56 @@ public final class DemoMain implements Callable<Integer> {
             }
             store = named;
         }
+        return Teardown.around("demo", this::run);
+    }
+
+    private int run(Teardown teardown) throws Exception {
         long started = System.nanoTime();
-        Path work = Files.createTempDirectory("fencegate-demo");
+        Path work = teardown.temporaryFolder("fencegate-demo");
         String redisPrefix = "fg-demo-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16) + ":";
-        Teardown teardown = new Teardown();
-        Thread hook = new Thread(teardown::closeAll, "demo-teardown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            teardown.add(() -> deleteTree(work));
-            if (issuer == Issuer.redis) {
-                teardown.add(() -> DemoGateway.deleteRedisKeys(redisPrefix));
-            }
-            Databases db = teardown.add(Databases.open(store.name(), work.resolve("gateway-h2").toAbsolutePath().toString(),
-                    jdbcUrl, dbUser, dbPassword));
-            DemoGateway gateway = teardown.add(DemoGateway.start(issuer.name(), db, work, redisPrefix));
-            String lock1 = issuer == Issuer.redis ? "Redis SET NX PX (" + DemoGateway.REDIS_URI + ")" : "a gateway lease, token ignored";
-            System.out.printf("fencegate demo: %d buyer processes sell the last %d units under one lock (ttl %d ms, payment %d ms).%n",
-                    buyers, stock, ModeRun.TTL_MS, ModeRun.PAYMENT_MS);
-            System.out.printf("Buyer 0 is frozen with SIGSTOP in its payment step, past its lease, then SIGCONT.%n");
-            System.out.printf("store: %s · issuer: %s · mode 1 lock: %s%n%n", db.kind, gateway.issuerDescription(), lock1);
-            BlockingQueue<BuyerProcess.Event> events = new LinkedBlockingQueue<>();
-            String redisLock = issuer == Issuer.redis ? DemoGateway.REDIS_URI + "#" + redisPrefix + "lock:" : "-";
-            List<BuyerProcess> processes = new ArrayList<>();
-            for (int i = 0; i < buyers; i++) {
-                processes.add(teardown.add(BuyerProcess.start(i, gateway.uri().toString(), db, redisLock, events)));
-            }
-            awaitReady(events, processes);
-            FencegateClient client = FencegateClient.builder(gateway.uri()).timeout(Duration.ofSeconds(10)).build();
-            ModeRun runner = new ModeRun(processes, events, db, client);
-            List<ModeResult> all = new ArrayList<>();
-            boolean asExpected = true;
-            for (Mode mode : Mode.values()) {
-                ModeResult result = runMode(runner, mode);
-                all.add(result);
-                asExpected &= mode.expectsAnomaly() ? result.anomaly() : result.exact();
-            }
-            System.out.println();
-            Report.table(all, System.out);
-            String subtitle = buyers + " buyer processes, one frozen with SIGSTOP; store " + store + ", issuer " + issuer
-                    + ", ttl " + ModeRun.TTL_MS + " ms";
-            Report.svg(all, subtitle, chart);
-            if (results != null) {
-                Report.tsv(all, results);
-            }
-            System.out.printf("%nchart: %s%s · %.1f s%n", chart.toAbsolutePath().normalize(),
-                    results == null ? "" : " · numbers: " + results.toAbsolutePath().normalize(),
-                    (System.nanoTime() - started) / 1e9);
-            if (!asExpected) {
-                System.out.println("NOT AS EXPECTED: modes 3 and 4 must be exact, modes 1 and 2 must show the anomaly.");
-                return 1;
-            }
-            return 0;
-        } finally {
-            teardown.closeAll();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // Ctrl-C: the hook is running and finds nothing left to close
-            }
+        if (issuer == Issuer.redis) {
+            teardown.add(() -> DemoGateway.deleteRedisKeys(redisPrefix));
         }
+        Databases db = teardown.add(Databases.open(store.name(), work.resolve("gateway-h2").toAbsolutePath().toString(),
+                jdbcUrl, dbUser, dbPassword));
+        DemoGateway gateway = teardown.add(DemoGateway.start(issuer.name(), db, work, redisPrefix));
+        String lock1 = issuer == Issuer.redis ? "Redis SET NX PX (" + DemoGateway.REDIS_URI + ")" : "a gateway lease, token ignored";
+        System.out.printf("fencegate demo: %d buyer processes sell the last %d units under one lock (ttl %d ms, payment %d ms).%n",
+                buyers, stock, ModeRun.TTL_MS, ModeRun.PAYMENT_MS);
+        System.out.printf("Buyer 0 is frozen with SIGSTOP in its payment step, past its lease, then SIGCONT.%n");
+        System.out.printf("store: %s · issuer: %s · mode 1 lock: %s%n%n", db.kind, gateway.issuerDescription(), lock1);
+        BlockingQueue<BuyerProcess.Event> events = new LinkedBlockingQueue<>();
+        String redisLock = issuer == Issuer.redis ? DemoGateway.REDIS_URI + "#" + redisPrefix + "lock:" : "-";
+        List<BuyerProcess> processes = new ArrayList<>();
+        for (int i = 0; i < buyers; i++) {
+            processes.add(teardown.add(BuyerProcess.start(i, gateway.uri().toString(), db, redisLock, events)));
+        }
+        awaitReady(events, processes);
+        FencegateClient client = FencegateClient.builder(gateway.uri()).timeout(Duration.ofSeconds(10)).build();
+        ModeRun runner = new ModeRun(processes, events, db, client);
+        List<ModeResult> all = new ArrayList<>();
+        boolean asExpected = true;
+        for (Mode mode : Mode.values()) {
+            ModeResult result = runMode(runner, mode);
+            all.add(result);
+            asExpected &= mode.expectsAnomaly() ? result.anomaly() : result.exact();
+        }
+        System.out.println();
+        Report.table(all, System.out);
+        String subtitle = buyers + " buyer processes, one frozen with SIGSTOP; store " + store + ", issuer " + issuer
+                + ", ttl " + ModeRun.TTL_MS + " ms";
+        Report.svg(all, subtitle, chart);
+        if (results != null) {
+            Report.tsv(all, results);
+        }
+        System.out.printf("%nchart: %s%s · %.1f s%n", chart.toAbsolutePath().normalize(),
+                results == null ? "" : " · numbers: " + results.toAbsolutePath().normalize(),
+                (System.nanoTime() - started) / 1e9);
+        if (!asExpected) {
+            System.out.println("NOT AS EXPECTED: modes 3 and 4 must be exact, modes 1 and 2 must show the anomaly.");
+            return 1;
+        }
+        return 0;
     }
 
     /**
@@ -211,19 +199,11 @@ public final class DemoMain implements Callable<Integer> {
                 continue;
             }
             if (event.kind().equals("EXIT") || event.kind().equals("ERROR")) {
-                throw new IllegalStateException("buyer " + event.buyer() + " failed to start: "
-                        + processes.get(event.buyer()).otherOutput());
+                throw new IllegalStateException("buyer " + event.actor() + " failed to start: "
+                        + processes.get(event.actor()).otherOutput());
             }
             if (event.kind().equals("READY")) {
-                ready.add(event.buyer());
-            }
-        }
-    }
-
-    private static void deleteTree(Path root) throws Exception {
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
+                ready.add(event.actor());
             }
         }
     }

@@ -67,14 +67,14 @@ final class ModeRun {
             }
             switch (event.kind()) {
                 case "PAY" -> {
-                    if (event.buyer() == victim.id && !frozen) {
+                    if (event.actor() == victim.id && !frozen) {
                         victim.freeze();
                         frozenAt = System.nanoTime();
                         frozen = true;
                     }
                 }
                 // Only the victim held the lock when it froze: another buyer reading means the lock passed on.
-                case "READ" -> successorRead |= frozen && event.buyer() != victim.id;
+                case "READ" -> successorRead |= frozen && event.actor() != victim.id;
                 case "WROTE" -> {
                     if (event.args()[1].equals("applied")) {
                         sold++;
@@ -83,9 +83,9 @@ final class ModeRun {
                     }
                 }
                 case "DONE" -> done++;
-                case "ERROR" -> System.err.println("demo: buyer " + event.buyer() + ": " + String.join(" ", event.args()));
-                case "EXIT" -> throw new IllegalStateException("buyer " + event.buyer() + " exited: "
-                        + buyers.get(event.buyer()).otherOutput());
+                case "ERROR" -> System.err.println("demo: buyer " + event.actor() + ": " + String.join(" ", event.args()));
+                case "EXIT" -> throw new IllegalStateException("buyer " + event.actor() + " exited: "
+                        + buyers.get(event.actor()).otherOutput());
                 default -> { }
             }
         }

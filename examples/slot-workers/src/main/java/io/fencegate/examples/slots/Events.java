@@ -50,8 +50,8 @@ final class Events {
             }
             seen.add(e);
             if (e.kind().equals("EXIT")) {
-                throw new IllegalStateException("worker " + e.worker() + " exited while the example waited for " + what
-                        + "; it printed:\n" + workers.get(e.worker()).output());
+                throw new IllegalStateException("worker " + e.actor() + " exited while the example waited for " + what
+                        + "; it printed:\n" + workers.get(e.actor()).output());
             }
             if (wanted.test(e)) {
                 return e;
@@ -61,7 +61,7 @@ final class Events {
 
     /** The first {@code kind} event of {@code worker}, seen already or to come. */
     WorkerProcess.Event first(int worker, String kind, long seconds) throws InterruptedException {
-        return await(kind + " from worker " + worker, seconds, e -> e.worker() == worker && e.kind().equals(kind));
+        return await(kind + " from worker " + worker, seconds, e -> e.actor() == worker && e.kind().equals(kind));
     }
 
     /** Waits until the events tell of {@code jobs} jobs done on {@code slot}, by any worker. */

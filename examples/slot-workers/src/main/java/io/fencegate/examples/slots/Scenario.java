@@ -53,11 +53,11 @@ final class Scenario {
         // The waiting worker, as a rule; on a loaded machine another worker may lose its own permit
         // (a missed renewal) and be the one that gets this slot: whoever takes it is the successor.
         WorkerProcess.Event takeover = events.awaitSince(beforeFreeze, "another worker to take slot " + slot, STEP_SECONDS,
-                e -> e.kind().equals("SLOT") && e.worker() != frozen.id && Integer.parseInt(e.args()[0]) == slot);
-        int successor = takeover.worker();
+                e -> e.kind().equals("SLOT") && e.actor() != frozen.id && Integer.parseInt(e.args()[0]) == slot);
+        int successor = takeover.actor();
         WorkerProcess.Event done = events.awaitSince(beforeFreeze, "worker " + successor + " to do "
                         + SlotWorkersMain.JOBS_BEFORE + " jobs on slot " + slot, STEP_SECONDS,
-                e -> e.worker() == successor && e.kind().equals("DONE") && Integer.parseInt(e.args()[0]) == slot
+                e -> e.actor() == successor && e.kind().equals("DONE") && Integer.parseInt(e.args()[0]) == slot
                         && Integer.parseInt(e.args()[1]) >= jobRead + SlotWorkersMain.JOBS_BEFORE);
         System.out.printf("  its permit expired; worker %d took slot %d over (token %s) and has done jobs %d..%s since%n",
                 successor, slot, takeover.args()[1], jobRead + 1, done.args()[1]);
@@ -66,7 +66,7 @@ final class Scenario {
         frozen.thaw();
         frozen.go();
         WorkerProcess.Event late = events.awaitSince(beforeThaw, "worker 0's late write", STEP_SECONDS,
-                e -> e.worker() == frozen.id && (e.kind().equals("REFUSED") || e.kind().equals("DONE")));
+                e -> e.actor() == frozen.id && (e.kind().equals("REFUSED") || e.kind().equals("DONE")));
         boolean refused = late.kind().equals("REFUSED");
         if (refused) {
             // REFUSED <slot> <job> <token> <fence> <current token>
@@ -83,7 +83,7 @@ final class Scenario {
         }
         for (WorkerProcess w : workers) {
             WorkerProcess.Event stopped = events.await("worker " + w.id + " to stop", STEP_SECONDS,
-                    e -> e.worker() == w.id && e.kind().equals("STOPPED"));
+                    e -> e.actor() == w.id && e.kind().equals("STOPPED"));
             System.out.printf("  worker %d stopped: %s jobs done%n", w.id, stopped.args()[0]);
         }
         return new Result(slot, jobRead, token, refused);

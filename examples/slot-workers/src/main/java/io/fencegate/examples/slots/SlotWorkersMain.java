@@ -5,17 +5,15 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import io.fencegate.client.FencegateClient;
 import io.fencegate.client.ReadOutcome;
 import io.fencegate.examples.support.PostgresSchema;
+import io.fencegate.examples.support.SqlOnlyGateway;
 import io.fencegate.examples.support.Teardown;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -57,24 +55,11 @@ public final class SlotWorkersMain implements Callable<Integer> {
         check(slots >= 1 && slots <= 5, "--slots: expected 1 to 5, got " + slots);
         check(jdbcUrl.startsWith("jdbc:postgresql://"), "--jdbc-url: expected jdbc:postgresql://..., got '" + jdbcUrl + "'");
         long started = System.nanoTime();
-        Teardown teardown = new Teardown();
-        Thread hook = new Thread(teardown::closeAll, "slot-workers-teardown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            return run(teardown, started);
-        } finally {
-            teardown.closeAll();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // Ctrl-C: the hook is running and finds nothing left to close
-            }
-        }
+        return Teardown.around("slot-workers", teardown -> run(teardown, started));
     }
 
     private int run(Teardown teardown, long started) throws Exception {
-        Path work = Files.createTempDirectory("fencegate-slot-workers");
-        teardown.add(() -> deleteTree(work));
+        Path work = teardown.temporaryFolder("fencegate-slot-workers");
         PostgresSchema schema = teardown.add(PostgresSchema.create("fg_slots", jdbcUrl, dbUser, dbPassword));
         // The workers' JVMs start while the gateway does; they learn its address when it listens.
         BlockingQueue<WorkerProcess.Event> queue = new LinkedBlockingQueue<>();
@@ -82,7 +67,9 @@ public final class SlotWorkersMain implements Callable<Integer> {
         for (int i = 0; i <= slots; i++) {
             workers.add(teardown.add(WorkerProcess.start(i, List.of(Integer.toString(slots)), queue)));
         }
-        JobsGateway gateway = teardown.add(JobsGateway.start(work, schema.jdbcUrl(), dbUser, dbPassword));
+        // A worker writes its partition once a job under one permit: same-lease lets a token write an item again.
+        SqlOnlyGateway gateway = teardown.add(SqlOnlyGateway.start(work, schema.jdbcUrl(), dbUser, dbPassword,
+                Worker.STORE, "same-lease"));
         FencegateClient client = FencegateClient.builder(gateway.uri()).timeout(Duration.ofSeconds(10)).build();
         workers.forEach(w -> w.gateway(gateway.uri().toString()));
         System.out.printf("fencegate slot-workers: %d worker processes share the fenced semaphore %s of %d permits (ttl %d ms);%n"
@@ -94,7 +81,7 @@ public final class SlotWorkersMain implements Callable<Integer> {
                 where(jdbcUrl), schema.name());
         Events events = new Events(queue, workers);
         for (WorkerProcess w : workers) {
-            events.await("worker " + w.id + " to start", 90, e -> e.worker() == w.id && e.kind().equals("READY"));
+            events.await("worker " + w.id + " to start", 90, e -> e.actor() == w.id && e.kind().equals("READY"));
         }
         Scenario.Result result = new Scenario(workers, events, slots).run();
         List<String> broken = new ArrayList<>();
@@ -140,13 +127,5 @@ public final class SlotWorkersMain implements Callable<Integer> {
         String rest = url.substring(url.indexOf("//") + 2);
         int params = rest.indexOf('?');
         return params < 0 ? rest : rest.substring(0, params);
-    }
-
-    private static void deleteTree(Path root) throws Exception {
-        try (Stream<Path> all = Files.walk(root)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

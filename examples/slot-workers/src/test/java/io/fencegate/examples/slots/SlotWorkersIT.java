@@ -2,13 +2,10 @@ package io.fencegate.examples.slots;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.fencegate.examples.support.LauncherRun;
+import io.fencegate.examples.support.PostgresSchema;
+
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -37,12 +34,11 @@ class SlotWorkersIT {
     @TempDir
     Path dir;
 
-    record Run(int exit, String output) {}
 
     @Test
     @Timeout(value = 330, unit = TimeUnit.SECONDS)
     void aWorkerFrozenPastItsPermitLosesItsSlotAndItsLateWriteIsRefusedLeavingEveryPartitionIntact() throws Exception {
-        Run run = slotWorkers();
+        LauncherRun run = slotWorkers();
         String out = run.output();
         assertThat(run.exit()).as(out).isZero();
 
@@ -85,13 +81,13 @@ class SlotWorkersIT {
 
         Matcher schema = SCHEMA.matcher(out);
         assertThat(schema.find()).as(out).isTrue();
-        assertThat(schemaExists(schema.group(1))).isFalse();
+        assertThat(PostgresSchema.exists(schema.group(1))).isFalse();
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void badFlagsAreRefusedWithAClearErrorAndStartNothing() throws Exception {
-        Run slots = slotWorkers("--slots", "0");
+        LauncherRun slots = slotWorkers("--slots", "0");
         assertThat(slots.exit()).isEqualTo(2);
         assertThat(slots.output()).contains("--slots: expected 1 to 5, got 0").doesNotContain("fencegate slot-workers:");
     }
@@ -107,60 +103,7 @@ class SlotWorkersIT {
         return runs;
     }
 
-    private static boolean schemaExists(String name) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-             PreparedStatement s = c.prepareStatement("SELECT 1 FROM information_schema.schemata WHERE schema_name = ?")) {
-            s.setString(1, name);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next();
-            }
-        }
-    }
-
-    private Run slotWorkers(String... flags) throws Exception {
-        List<String> command = new ArrayList<>(List.of(repoRoot().resolve("fencegate").toString(), "slot-workers"));
-        command.addAll(List.of(flags));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-        builder.environment().keySet().removeIf(name -> name.startsWith("FENCEGATE_"));
-        builder.environment().put("FENCEGATE_NO_BUILD", "1");
-        builder.environment().put("FENCEGATE_JAVA_OPTS", "-XX:TieredStopAtLevel=1"); // a short run: C2 would only cost CPU
-        Process process = builder.start();
-        // Read as it comes, so a run that does not finish still shows how far it got.
-        StringBuffer output = new StringBuffer();
-        Thread reader = new Thread(() -> {
-            try {
-                process.getInputStream().transferTo(new java.io.OutputStream() {
-                    @Override
-                    public void write(int b) {
-                        output.append((char) b);
-                    }
-
-                    @Override
-                    public void write(byte[] b, int off, int len) {
-                        output.append(new String(b, off, len, StandardCharsets.UTF_8));
-                    }
-                });
-            } catch (java.io.IOException ended) {
-                // the process is gone
-            }
-        });
-        reader.start();
-        if (!process.waitFor(300, TimeUnit.SECONDS)) {
-            process.destroy(); // SIGTERM: its shutdown hook thaws and stops what it started
-            process.waitFor(30, TimeUnit.SECONDS);
-            throw new AssertionError("./fencegate slot-workers did not finish in 300 s; it printed:\n" + output);
-        }
-        reader.join(10_000);
-        return new Run(process.exitValue(), output.toString());
-    }
-
-    /** The checkout's root: the nearest folder up from here that holds the launcher. */
-    private static Path repoRoot() {
-        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-            if (Files.isRegularFile(d.resolve("fencegate")) && Files.isRegularFile(d.resolve("pom.xml"))) {
-                return d;
-            }
-        }
-        throw new IllegalStateException("no ./fencegate launcher above " + Path.of("").toAbsolutePath());
+    private LauncherRun slotWorkers(String... flags) throws Exception {
+        return LauncherRun.run(dir, 300, "slot-workers", flags);
     }
 }

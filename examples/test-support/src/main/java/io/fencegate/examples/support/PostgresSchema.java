@@ -2,6 +2,8 @@ package io.fencegate.examples.support;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.ThreadLocalRandom;
@@ -35,6 +37,17 @@ public final class PostgresSchema implements AutoCloseable {
         PostgresSchema schema = new PostgresSchema(name, adminUrl, user, password);
         schema.admin("CREATE SCHEMA " + schema.name);
         return schema;
+    }
+
+    /** Whether a schema of that name is in the default database: an example's teardown must leave none behind. */
+    public static boolean exists(String name) throws SQLException {
+        try (Connection c = DriverManager.getConnection(DEFAULT_URL, "postgres", "");
+             PreparedStatement s = c.prepareStatement("SELECT 1 FROM information_schema.schemata WHERE schema_name = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next();
+            }
+        }
     }
 
     public String name() {

@@ -104,7 +104,7 @@ final class Round {
     private void failOnExit() {
         for (TellerProcess.Event e : events) {
             if (e.kind().equals("EXIT")) {
-                throw new IllegalStateException("teller " + e.teller() + " exited: " + tellers.get(e.teller()).otherOutput());
+                throw new IllegalStateException("teller " + e.actor() + " exited: " + tellers.get(e.actor()).otherOutput());
             }
         }
     }
@@ -119,13 +119,13 @@ final class Round {
                 if (e == null) {
                     continue;
                 }
-                if (e.teller() == teller && e.kind().equals(kind)) {
+                if (e.actor() == teller && e.kind().equals(kind)) {
                     return e;
                 }
                 switch (e.kind()) {
-                    case "EXIT" -> throw new IllegalStateException("teller " + e.teller() + " exited: "
-                            + tellers.get(e.teller()).otherOutput());
-                    case "ERROR" -> System.err.println("transfer: teller " + e.teller() + ": " + String.join(" ", e.args()));
+                    case "EXIT" -> throw new IllegalStateException("teller " + e.actor() + " exited: "
+                            + tellers.get(e.actor()).otherOutput());
+                    case "ERROR" -> System.err.println("transfer: teller " + e.actor() + ": " + String.join(" ", e.args()));
                     default -> others.add(e);
                 }
             }

@@ -1,102 +1,38 @@
 package io.fencegate.examples.transfer;
 
-import io.fencegate.testing.ChildProcess;
+import io.fencegate.testing.ActorProcess;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 
-/** A {@link Teller} JVM: its events go to one queue shared by all tellers; SIGSTOP and SIGCONT by pid. */
-final class TellerProcess implements AutoCloseable {
-    /** One {@code EV} line of a teller: its number, the event and its arguments. */
-    record Event(int teller, String kind, String[] args) {}
+/** A {@link Teller} JVM: its events go to one queue shared by all tellers. */
+final class TellerProcess extends ActorProcess {
 
-    final int id;
-    private final ChildProcess process;
-    private final PrintWriter commands;
-
-    private TellerProcess(int id, ChildProcess process) {
-        this.id = id;
-        this.process = process;
-        this.commands = new PrintWriter(process.process().getOutputStream(), true, StandardCharsets.UTF_8);
+    private TellerProcess(int id, List<String> args, BlockingQueue<Event> events) throws IOException {
+        super("teller", id, Teller.class, args, events);
     }
 
     /** {@code args}: everything after the teller's number, as {@link Teller#main} takes it. */
     static TellerProcess start(int id, List<String> args, BlockingQueue<Event> events) throws IOException {
-        // Light JVMs: several start at once on a small machine, and none runs long.
-        List<String> flags = List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC");
-        List<String> all = new java.util.ArrayList<>(List.of(Integer.toString(id)));
-        all.addAll(args);
-        ChildProcess child = ChildProcess.java("teller-" + id, Teller.class.getName(), flags, all)
-                .listener(new ChildProcess.Listener() {
-                    @Override
-                    public void line(String line) {
-                        String[] parts = line.split(" ", 4);
-                        if (parts.length >= 3 && parts[0].equals("EV")) {
-                            String[] eventArgs = parts.length == 4 ? parts[3].split(" ") : new String[0];
-                            events.add(new Event(Integer.parseInt(parts[1]), parts[2], eventArgs));
-                        }
-                    }
-
-                    @Override
-                    public void ended() {
-                        events.add(new Event(id, "EXIT", new String[0]));
-                    }
-                }).start();
-        return new TellerProcess(id, child);
+        return new TellerProcess(id, args, events);
     }
 
     /** Where the gateway listens, once it does. */
     void gateway(String uri) {
-        commands.println("GATEWAY " + uri);
+        send("GATEWAY " + uri);
     }
 
     void run(Mode mode, boolean hold) {
-        commands.println("RUN " + mode.name() + " " + hold);
+        send("RUN " + mode.name() + " " + hold);
     }
 
     /** Finish the transfer in hand, then wait. */
     void stop() {
-        commands.println("STOP");
+        send("STOP");
     }
 
     /** The held teller may write now. */
     void go() {
-        commands.println("GO");
-    }
-
-    /** A real stop-the-world pause: the kernel stops every thread of the teller's JVM, its lease keep-alive too. */
-    void freeze() throws IOException, InterruptedException {
-        process.stop();
-    }
-
-    void thaw() throws IOException, InterruptedException {
-        process.cont();
-    }
-
-    /** What it printed besides its events. */
-    String otherOutput() {
-        List<String> lines = process.lines();
-        synchronized (lines) {
-            return String.join("\n", lines.stream().filter(l -> !l.startsWith("EV ")).toList());
-        }
-    }
-
-    @Override
-    public void close() throws IOException {
-        try {
-            if (process.alive()) {
-                thaw(); // never leave a stopped JVM behind
-                commands.println("QUIT");
-                if (!process.process().waitFor(5, TimeUnit.SECONDS)) {
-                    process.kill9();
-                }
-            }
-        } catch (InterruptedException e) {
-            process.process().destroyForcibly(); // SIGKILL ends a stopped process too
-            Thread.currentThread().interrupt();
-        }
+        send("GO");
     }
 }

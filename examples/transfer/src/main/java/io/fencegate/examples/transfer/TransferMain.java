@@ -2,12 +2,11 @@ package io.fencegate.examples.transfer;
 
 import io.fencegate.client.FencegateClient;
 import io.fencegate.examples.support.PostgresSchema;
+import io.fencegate.examples.support.SqlOnlyGateway;
 import io.fencegate.examples.support.Teardown;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -17,7 +16,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -66,24 +64,11 @@ public final class TransferMain implements Callable<Integer> {
         check(jdbcUrl.startsWith("jdbc:postgresql://"), "--jdbc-url: expected jdbc:postgresql://..., got '" + jdbcUrl + "'");
         check(redis.startsWith("redis://") && !redis.contains("#"), "--redis: expected redis://host:port, got '" + redis + "'");
         long started = System.nanoTime();
-        Teardown teardown = new Teardown();
-        Thread hook = new Thread(teardown::closeAll, "transfer-teardown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            return run(teardown, started);
-        } finally {
-            teardown.closeAll();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // Ctrl-C: the hook is running and finds nothing left to close
-            }
-        }
+        return Teardown.around("transfer", teardown -> run(teardown, started));
     }
 
     private int run(Teardown teardown, long started) throws Exception {
-        Path work = Files.createTempDirectory("fencegate-transfer");
-        teardown.add(() -> deleteTree(work));
+        Path work = teardown.temporaryFolder("fencegate-transfer");
         List<String> ids = IntStream.range(0, accounts).mapToObj(i -> "account/" + i).toList();
         PostgresSchema bankSchema = teardown.add(PostgresSchema.create("fg_transfer", jdbcUrl, dbUser, dbPassword));
         PostgresSchema gatewaySchema = teardown.add(PostgresSchema.create("fg_transfer_gw", jdbcUrl, dbUser, dbPassword));
@@ -98,7 +83,8 @@ public final class TransferMain implements Callable<Integer> {
             processes.add(teardown.add(TellerProcess.start(i, List.of(String.join(",", ids), bankSchema.jdbcUrl(), dbUser,
                     dbPassword.isEmpty() ? "-" : dbPassword, redisLock), events)));
         }
-        BankGateway gateway = teardown.add(BankGateway.start(work, gatewaySchema.jdbcUrl(), dbUser, dbPassword));
+        SqlOnlyGateway gateway = teardown.add(SqlOnlyGateway.start(work, gatewaySchema.jdbcUrl(), dbUser, dbPassword,
+                GatewayAccounts.STORE, null));
         GatewayAccounts items = new GatewayAccounts(
                 FencegateClient.builder(gateway.uri()).timeout(Duration.ofSeconds(10)).build(), ids);
         items.create(OPENING_BALANCE);
@@ -152,9 +138,9 @@ public final class TransferMain implements Callable<Integer> {
                 continue;
             }
             switch (event.kind()) {
-                case "READY" -> ready.add(event.teller());
-                case "EXIT", "ERROR" -> throw new IllegalStateException("teller " + event.teller() + " failed to start: "
-                        + String.join(" ", event.args()) + " " + processes.get(event.teller()).otherOutput());
+                case "READY" -> ready.add(event.actor());
+                case "EXIT", "ERROR" -> throw new IllegalStateException("teller " + event.actor() + " failed to start: "
+                        + String.join(" ", event.args()) + " " + processes.get(event.actor()).otherOutput());
                 default -> { }
             }
         }
@@ -171,13 +157,5 @@ public final class TransferMain implements Callable<Integer> {
         String rest = url.substring(url.indexOf("//") + 2);
         int params = rest.indexOf('?');
         return params < 0 ? rest : rest.substring(0, params);
-    }
-
-    private static void deleteTree(Path root) throws Exception {
-        try (Stream<Path> all = Files.walk(root)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

@@ -2,15 +2,10 @@ package io.fencegate.examples.transfer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.fencegate.examples.support.LauncherRun;
+import io.fencegate.examples.support.PostgresSchema;
+
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,13 +29,12 @@ class TransferIT {
     @TempDir
     Path dir;
 
-    record Run(int exit, String output) {}
 
     /** Two tellers (the frozen one and its successor): one JVM fewer to start on a loaded machine. */
     @Test
     @Timeout(value = 330, unit = TimeUnit.SECONDS)
     void aPlainLockLetsAFrozenTellerChangeTheTotalWhileAMultiLockTransactionIsRefusedAndTheTotalIsExact() throws Exception {
-        Run run = transfer("--tellers", "2");
+        LauncherRun run = transfer("--tellers", "2");
         String out = run.output();
         assertThat(run.exit()).as(out).isZero();
         String[] modes = out.split("(?m)^mode 2, ");
@@ -67,17 +61,17 @@ class TransferIT {
         // Both schemas it made are gone.
         Matcher schemas = SCHEMAS.matcher(out);
         assertThat(schemas.find()).as(out).isTrue();
-        assertThat(schemaExists(schemas.group(1))).isFalse();
-        assertThat(schemaExists(schemas.group(2))).isFalse();
+        assertThat(PostgresSchema.exists(schemas.group(1))).isFalse();
+        assertThat(PostgresSchema.exists(schemas.group(2))).isFalse();
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void badFlagsAreRefusedWithAClearErrorAndStartNothing() throws Exception {
-        Run tellers = transfer("--tellers", "1");
+        LauncherRun tellers = transfer("--tellers", "1");
         assertThat(tellers.exit()).isEqualTo(2);
         assertThat(tellers.output()).contains("--tellers: expected 2 to 6, got 1").doesNotContain("fencegate transfer:");
-        Run url = transfer("--jdbc-url", "jdbc:mariadb://127.0.0.1:3306/test");
+        LauncherRun url = transfer("--jdbc-url", "jdbc:mariadb://127.0.0.1:3306/test");
         assertThat(url.exit()).isEqualTo(2);
         assertThat(url.output()).contains("--jdbc-url: expected jdbc:postgresql://..., got 'jdbc:mariadb://127.0.0.1:3306/test'");
     }
@@ -95,60 +89,7 @@ class TransferIT {
         return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))};
     }
 
-    private static boolean schemaExists(String name) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-             PreparedStatement s = c.prepareStatement("SELECT 1 FROM information_schema.schemata WHERE schema_name = ?")) {
-            s.setString(1, name);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next();
-            }
-        }
-    }
-
-    private Run transfer(String... flags) throws Exception {
-        List<String> command = new ArrayList<>(List.of(repoRoot().resolve("fencegate").toString(), "transfer"));
-        command.addAll(List.of(flags));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-        builder.environment().keySet().removeIf(name -> name.startsWith("FENCEGATE_"));
-        builder.environment().put("FENCEGATE_NO_BUILD", "1");
-        builder.environment().put("FENCEGATE_JAVA_OPTS", "-XX:TieredStopAtLevel=1"); // a short run: C2 would only cost CPU
-        Process process = builder.start();
-        // Read as it comes, so a run that does not finish still shows how far it got.
-        StringBuffer output = new StringBuffer();
-        Thread reader = new Thread(() -> {
-            try {
-                process.getInputStream().transferTo(new java.io.OutputStream() {
-                    @Override
-                    public void write(int b) {
-                        output.append((char) b);
-                    }
-
-                    @Override
-                    public void write(byte[] b, int off, int len) {
-                        output.append(new String(b, off, len, StandardCharsets.UTF_8));
-                    }
-                });
-            } catch (java.io.IOException ended) {
-                // the process is gone
-            }
-        });
-        reader.start();
-        if (!process.waitFor(300, TimeUnit.SECONDS)) {
-            process.destroy(); // SIGTERM: its shutdown hook thaws and stops what it started
-            process.waitFor(30, TimeUnit.SECONDS);
-            throw new AssertionError("./fencegate transfer did not finish in 300 s; it printed:\n" + output);
-        }
-        reader.join(10_000);
-        return new Run(process.exitValue(), output.toString());
-    }
-
-    /** The checkout's root: the nearest folder up from here that holds the launcher. */
-    private static Path repoRoot() {
-        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-            if (Files.isRegularFile(d.resolve("fencegate")) && Files.isRegularFile(d.resolve("pom.xml"))) {
-                return d;
-            }
-        }
-        throw new IllegalStateException("no ./fencegate launcher above " + Path.of("").toAbsolutePath());
+    private LauncherRun transfer(String... flags) throws Exception {
+        return LauncherRun.run(dir, 300, "transfer", flags);
     }
 }
