@@ -63,7 +63,7 @@ public final class CheckCommand implements Callable<Integer> {
     @Option(names = "--pause-chance", defaultValue = "0.05", description = "how often a client pauses past its ttl (default 0.05)")
     double pauseChance;
 
-    @Option(names = "--control", description = "none (default), plain-reads or bypass-guard: a broken client that must show"
+    @Option(names = "--control", description = "none (default), plain-reads, bypass-guard or over-grant (semaphore): a broken client that must show"
             + " violations (with --history: default, the one the file names)")
     String control;
 

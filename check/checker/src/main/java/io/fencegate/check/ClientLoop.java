@@ -32,6 +32,7 @@ final class ClientLoop implements Runnable {
     private final int id;
     private final long deadlineUs;
     private final BypassWriter bypass;
+    private final Takeover takeover;
     private final SplittableRandom random;
     private final long[] backoffMs;
     private final long[] retryAtUs;
@@ -39,7 +40,14 @@ final class ClientLoop implements Runnable {
     private int sequence;
 
     ClientLoop(RunOptions options, Gateways gateways, History history, int id, long deadlineUs, BypassWriter bypass) {
+        this(options, gateways, history, id, deadlineUs, bypass, new Takeover());
+    }
+
+    /** With the {@link Takeover} it shares with the process's other clients (the rw plain-reads control's schedule). */
+    ClientLoop(RunOptions options, Gateways gateways, History history, int id, long deadlineUs, BypassWriter bypass,
+            Takeover takeover) {
         this.options = options;
+        this.takeover = takeover;
         this.gateways = gateways;
         this.history = history;
         this.id = id;
@@ -100,6 +108,10 @@ final class ClientLoop implements Runnable {
         return bypass;
     }
 
+    Takeover takeover() {
+        return takeover;
+    }
+
     /** This client's next number, 1 up (the lock-set's elements). */
     int nextSequence() {
         return ++sequence;
@@ -133,7 +145,7 @@ final class ClientLoop implements Runnable {
         FencegateClient c = gw.client();
         long t0 = Clock.nowUs();
         try {
-            Optional<Lease> lease = permits > 0 ? c.acquirePermit(lock, permits, ttlD, wait) : c.acquire(lock, mode, ttlD, wait);
+            Optional<Lease> lease = permits > 0 ? c.acquirePermit(lock, asked(permits), ttlD, wait) : c.acquire(lock, mode, ttlD, wait);
             answered(gw);
             Integer slot = lease.filter(Lease::isPermit).map(Lease::slot).orElse(null);
             add(new Op(id, Op.ACQUIRE, key, lease.map(Lease::token).orElse(0L), ttl, 0, t0, Clock.nowUs(),
@@ -146,6 +158,15 @@ final class ClientLoop implements Runnable {
             backOff(gw, c, e);
             return null;
         }
+    }
+
+    /**
+     * The permits asked of the issuer for a semaphore of {@code permits}: one more for the over-grant
+     * control, whose grants are still recorded (and judged) as of {@code permits}. A semaphore of N+1
+     * is, to the checker, an issuer that hands out one permit too many.
+     */
+    private int asked(int permits) {
+        return options.control() == Control.OVER_GRANT ? permits + 1 : permits;
     }
 
     /**

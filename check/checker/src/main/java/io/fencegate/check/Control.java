@@ -12,7 +12,12 @@ public enum Control {
     /** Reads without a token: a paused holder's read-modify-write loses the next holder's update. */
     PLAIN_READS,
     /** Writes straight into the store's table over JDBC, past the guard: stale writes are acknowledged. */
-    BYPASS_GUARD;
+    BYPASS_GUARD,
+    /**
+     * The semaphore's holders ask the issuer for N+1 permits while the checker holds the run to N: an
+     * issuer that hands out one permit too many, planted in the client.
+     */
+    OVER_GRANT;
 
     public static Control parse(String s) {
         return OptionEnums.parse(Control.class, "--control", s, Map.of());

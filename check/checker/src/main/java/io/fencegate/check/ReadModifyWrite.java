@@ -123,6 +123,19 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
 
     /** {@link #underLease} of the item {@code key} under a lease recorded on {@code leaseKey} (a semaphore's permit). */
     void underLeaseOf(ClientLoop client, Gateways.Gateway gw, String key, String leaseKey, Lease lease) throws InterruptedException {
+        underLeaseOf(client, gw, key, leaseKey, lease, false);
+    }
+
+    /**
+     * {@link #underLease}, but between the read and the write the writer takes its part in a takeover
+     * ({@link Takeover}) instead of thinking or pausing at random: the rw plain-reads control's schedule.
+     */
+    void underLeaseTakenOver(ClientLoop client, Gateways.Gateway gw, String key, Lease lease) throws InterruptedException {
+        underLeaseOf(client, gw, key, key, lease, true);
+    }
+
+    private void underLeaseOf(ClientLoop client, Gateways.Gateway gw, String key, String leaseKey, Lease lease, boolean takeover)
+            throws InterruptedException {
         RunOptions options = client.options();
         long token = lease.token();
         FencegateClient c = gw.client();
@@ -146,9 +159,16 @@ abstract sealed class ReadModifyWrite implements Workload permits CounterWorkloa
             client.release(gw, leaseKey, lease);
             return;
         }
-        client.pauseOrThink();
         Next next = next(client, current);
-        write(client, gw, key, token, next);
+        if (takeover) {
+            // a paused writer waits up to 4 ttls for its successor: about the 2 ttls a waiter waits, twice
+            Takeover.Turn turn = client.takeover().between(client, key, token, 4 * options.ttlMs());
+            write(client, gw, key, token, next);
+            turn.written();
+        } else {
+            client.pauseOrThink();
+            write(client, gw, key, token, next);
+        }
         client.release(gw, leaseKey, lease);
     }
 

@@ -22,8 +22,9 @@ import java.util.Map;
  * register with fences: the fences readers raised hold writers below them off.
  *
  * <p>The controls break the clients: {@code plain-reads} reads without the token (readers and writers,
- * and with {@value #CONTROL_READ_SHARE} of the steps readers), so a writer that paused past its ttl
- * overwrites its successor's increment; {@code bypass-guard} takes only a read
+ * and with {@value #CONTROL_READ_SHARE} of the steps readers), and its writers pause on a schedule
+ * ({@link Takeover}): one holds the value it read past its ttl until the lock's next writer has read
+ * the same value, then both write it, and an increment is lost; {@code bypass-guard} takes only a read
  * lease and writes with its token straight into the store's table, past the guard.
  */
 final class ReadWriteWorkload implements Workload {
@@ -70,6 +71,8 @@ final class ReadWriteWorkload implements Workload {
         }
         if (reader) {
             read(client, gw, key, lease);
+        } else if (plain) {
+            counter.underLeaseTakenOver(client, gw, key, lease);
         } else {
             counter.underLease(client, gw, key, lease); // the bypass control's writer writes with its read token
         }

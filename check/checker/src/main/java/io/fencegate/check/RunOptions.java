@@ -40,6 +40,8 @@ public record RunOptions(List<URI> gateways, Workload workload, int seconds, int
                 "--control bypass-guard: the mutex workload writes nothing; use counter, lock-set, bank, rw or semaphore");
         require(control != Control.PLAIN_READS || workload.writesItems(),
                 "--control plain-reads: the mutex workload reads nothing; use counter, lock-set, bank, rw or semaphore");
+        require(control != Control.OVER_GRANT || workload == Workload.SEMAPHORE,
+                "--control over-grant: only the semaphore has permits to over-grant; use semaphore");
         return this;
     }
 

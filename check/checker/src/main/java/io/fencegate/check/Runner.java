@@ -22,6 +22,7 @@ public final class Runner {
         long deadlineUs = Clock.nowUs() + options.seconds() * 1_000_000L;
         List<Thread> threads = new ArrayList<>();
         List<BypassWriter> bypasses = new ArrayList<>();
+        Takeover takeover = new Takeover();
         try {
             options.workload().setUp(new ClientLoop(options, gateways, history, options.firstClient(), deadlineUs, null), gateways);
             for (int i = 0; i < options.clients(); i++) {
@@ -31,7 +32,8 @@ public final class Runner {
                     bypass = new BypassWriter(db.get(0), db.size() > 1 ? db.get(1) : "", db.size() > 2 ? db.get(2) : "");
                     bypasses.add(bypass);
                 }
-                Thread t = new Thread(new ClientLoop(options, gateways, history, options.firstClient() + i, deadlineUs, bypass),
+                Thread t = new Thread(new ClientLoop(options, gateways, history, options.firstClient() + i, deadlineUs, bypass,
+                        takeover),
                         "check-client-" + i);
                 t.start();
                 threads.add(t);

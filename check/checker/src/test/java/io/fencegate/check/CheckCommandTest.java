@@ -51,6 +51,12 @@ class CheckCommandTest {
     }
 
     @Test
+    void overGrantControlOnAWorkloadWithoutPermitsExitsTwoNamingTheOption() {
+        assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "counter", "--control", "over-grant"))
+                .contains("--control over-grant").contains("semaphore");
+    }
+
+    @Test
     void ttlBelowTheGatewayMinimumExitsTwo() {
         assertThat(errorOf("--url", "http://127.0.0.1:1", "--workload", "mutex", "--ttl-ms", "50")).contains("--ttl-ms");
     }

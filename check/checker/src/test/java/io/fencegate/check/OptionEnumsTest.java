@@ -27,6 +27,6 @@ class OptionEnumsTest {
         assertThatThrownBy(() -> Workload.parse("queue")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--workload: expected counter, lock-set, mutex, bank, rw or semaphore, got 'queue'");
         assertThatThrownBy(() -> Control.parse("plain_reads")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("--control: expected none, plain-reads or bypass-guard, got 'plain_reads'");
+                .hasMessage("--control: expected none, plain-reads, bypass-guard or over-grant, got 'plain_reads'");
     }
 }

@@ -78,6 +78,25 @@ class NemesisCommandTest {
     }
 
     @Test
+    void theSemaphoreAloneIsAlsoRunWithOnePermitTooMany() {
+        assertThat(NemesisCommand.controlsOf(Workload.SEMAPHORE))
+                .containsExactly(Control.PLAIN_READS, Control.BYPASS_GUARD, Control.OVER_GRANT);
+        for (Workload w : List.of(Workload.COUNTER, Workload.BANK, Workload.RW)) {
+            assertThat(NemesisCommand.controlsOf(w)).as(w.label()).containsExactly(Control.PLAIN_READS, Control.BYPASS_GUARD);
+        }
+        assertThat(NemesisCommand.controlName(Workload.SEMAPHORE, Control.OVER_GRANT)).isEqualTo("semaphore control over-grant");
+    }
+
+    @Test
+    void theTablesOfAFinishedRunIncludeItsOverGrantControl(@TempDir Path out) throws Exception {
+        Path run = out.resolve("sql-postgres").resolve("semaphore-control-over-grant");
+        Files.createDirectories(run);
+        Files.writeString(run.resolve("summary.json"), "{\"workload\":\"semaphore\",\"control\":\"over-grant\",\"exitCode\":1,"
+                + "\"verdict\":\"3 VIOLATIONS\",\"ops\":5,\"ok\":5,\"violationCount\":3}");
+        assertThat(NemesisCommand.readResults(out)).extracting(NemesisCommand.Result::name).containsExactly("semaphore control over-grant");
+    }
+
+    @Test
     void unknownOrRepeatedWorkloadIsRefusedBeforeAnythingStarts() {
         assertThat(new CommandLine(new NemesisCommand()).execute("--workload", "ledger")).isEqualTo(Report.PROVED_NOTHING);
         assertThat(new CommandLine(new NemesisCommand()).execute("--workload", "bank,bank")).isEqualTo(Report.PROVED_NOTHING);
