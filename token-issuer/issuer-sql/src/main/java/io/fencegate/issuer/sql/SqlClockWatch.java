@@ -20,6 +20,16 @@ import java.util.function.LongSupplier;
  * older than it is (its holder's deadline ends first), and a token read a moment before may be ahead
  * of the corrected clock by at most the window, which the grant waits out.
  *
+ * <p>Instances share the offset but each keeps its own course, and two courses differ by the width of
+ * the readings that set them (seconds on a loaded host). So a move of the offset carries a generation,
+ * one above the highest this instance has seen, and an instance that reads a higher generation than
+ * its own takes the clock as it is now for its course: another instance moved it, to the earliest
+ * its window allowed, and judging that move by a course of its own would move it back, and the
+ * other instance would move it again. A restore brings back an older generation, never a newer
+ * one, so a restored offset is judged like a step. A correction becomes this instance's course only
+ * once its move is made ({@link #moved}): a move that lost to another instance's leaves the course
+ * as it was.
+ *
  * <p>What it cannot see: a step smaller than the tolerance, and a step while this instance was not
  * running (a fresh instance has no reading before the step to compare with).
  */
@@ -44,6 +54,8 @@ final class SqlClockWatch {
 
     private final LongSupplier nanoClock;
     private Reading last;
+    /** The highest generation of the offset this instance has read or written. */
+    private long generation;
 
     SqlClockWatch() {
         this(System::nanoTime);
@@ -58,15 +70,19 @@ final class SqlClockWatch {
     }
 
     /**
-     * A reading of the issuer's clock taken between {@code sentNanos} and {@code answeredNanos}.
+     * A reading of the issuer's clock taken between {@code sentNanos} and {@code answeredNanos}, with
+     * the generation of the offset it read.
      *
      * @return the µs to add to the issuer's clock to put it back on course (negative after a step
-     *         ahead), 0 if it is on course
+     *         ahead), 0 if it is on course; a correction counts once {@link #moved} says it was made
      */
-    synchronized long observe(long clockUs, long sentNanos, long answeredNanos) {
+    synchronized long observe(long clockUs, long offsetGeneration, long sentNanos, long answeredNanos) {
+        Reading reading = new Reading(clockUs, sentNanos, answeredNanos);
         Reading previous = last;
-        if (previous == null) {
-            last = new Reading(clockUs, sentNanos, answeredNanos);
+        if (previous == null || offsetGeneration > generation) {
+            // The first reading, or another instance moved the offset since: the clock as it is now is the course.
+            last = reading;
+            generation = Math.max(generation, offsetGeneration);
             return 0;
         }
         // The bounds hold whatever the order: readings on several threads overlap, and each is
@@ -74,18 +90,34 @@ final class SqlClockWatch {
         long earliest = previous.clockUs + micros(sentNanos - previous.answeredNanos);
         long latest = previous.clockUs + micros(answeredNanos - previous.sentNanos);
         long slack = slackUs(answeredNanos - previous.sentNanos);
-        long correction = clockUs > latest + slack || clockUs < earliest - slack ? earliest - clockUs : 0;
-        Reading reading = new Reading(clockUs + correction, sentNanos, answeredNanos);
+        if (clockUs > latest + slack || clockUs < earliest - slack) {
+            return earliest - clockUs;
+        }
         // The reading judged against stays the one with the narrowest bracket: a correction puts the
         // clock at the earliest it may be, and from a reading whose answer took seconds (a stalled
         // link, a loaded host) that is seconds behind its course. Another instance would then see a
         // step back and move it ahead again, ending live leases early, and tokens granted on the
         // course before would come again above a restored lock's last token.
-        if (correction != 0 || reading.windowNanos() <= Math.max(previous.windowNanos(), NARROW_NANOS)
+        if (reading.windowNanos() <= Math.max(previous.windowNanos(), NARROW_NANOS)
                 || answeredNanos - previous.answeredNanos > KEPT_AT_MOST_NANOS) {
             last = reading;
         }
-        return correction;
+        return 0;
+    }
+
+    /** The generation a move of the offset writes: above every one this instance has seen. */
+    synchronized long nextGeneration() {
+        return generation + 1;
+    }
+
+    /**
+     * The offset was moved, to generation {@code movedTo}, by the correction {@link #observe} answered
+     * for the reading taken between {@code sentNanos} and {@code answeredNanos}: the corrected clock
+     * {@code correctedUs} is this instance's course from now on.
+     */
+    synchronized void moved(long correctedUs, long movedTo, long sentNanos, long answeredNanos) {
+        last = new Reading(correctedUs, sentNanos, answeredNanos);
+        generation = Math.max(generation, movedTo);
     }
 
     /**
