@@ -258,6 +258,9 @@ final class Acquisition {
                 }
             }
         });
+        // Sent right behind the create, before its answer: the first look at the queue costs no
+        // round trip of its own (listedBehind says when it may stand).
+        CompletableFuture<CuratorEvent> listed = listQueueEvent();
         parts.zk().bounded("create lease node", created).whenComplete((event, error) -> {
             if (error != null) {
                 fail(error);
@@ -265,39 +268,70 @@ final class Acquisition {
                 fail(AsyncZk.unexpected("create lease node", event));
             } else {
                 ourPath = event.getName();
-                checkPosition();
+                listed.whenComplete((listing, listError) -> {
+                    if (listedBehind(listing, listError)) {
+                        judgePosition(listing);
+                    } else {
+                        checkPosition();
+                    }
+                });
             }
         });
+    }
+
+    /**
+     * Whether a listing sent right behind our create shows our node, so it may stand for {@link
+     * #checkPosition}'s. Why it then may: ZooKeeper serves one session's requests in order, and any
+     * listing taken after our node exists judges our place as well as a later one (nodes ahead of
+     * ours only go; later ones queue behind us). A listing that does not show our node by its exact
+     * name was taken before the create applied (Curator first made the parents, or re-sent the
+     * create after a lost connection), or failed: that costs the usual listing, nothing else.
+     */
+    private boolean listedBehind(CuratorEvent listing, Throwable error) {
+        return error == null && AsyncZk.code(listing) == Code.OK && listing.getChildren() != null
+                && listing.getChildren().contains(LockNodes.nameOf(ourPath));
+    }
+
+    private CompletableFuture<CuratorEvent> listQueueEvent() {
+        String lockPath = parts.nodes().lockPath(lock);
+        return parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath));
     }
 
     private void checkPosition() {
         if (state.get() != State.WAITING) {
             return;
         }
+        listQueueEvent().whenComplete((event, error) -> {
+            if (error != null) {
+                fail(error);
+                return;
+            }
+            if (AsyncZk.code(event) != Code.OK) {
+                fail(AsyncZk.unexpected("list lock queue", event));
+                return;
+            }
+            judgePosition(event);
+        });
+    }
+
+    /** Our place in a listing of the queue taken after our node was created: grant, give up or wait. */
+    private void judgePosition(CuratorEvent event) {
+        if (state.get() != State.WAITING) {
+            return;
+        }
         String lockPath = parts.nodes().lockPath(lock);
-        parts.zk().call("list " + lockPath, cb -> parts.client().getChildren().inBackground(cb).forPath(lockPath))
-                .whenComplete((event, error) -> {
-                    if (error != null) {
-                        fail(error);
-                        return;
-                    }
-                    if (AsyncZk.code(event) != Code.OK) {
-                        fail(AsyncZk.unexpected("list lock queue", event));
-                        return;
-                    }
-                    List<String> queue = withoutTwins(LockNodes.queue(event.getChildren()), lockPath);
-                    int at = queue.indexOf(LockNodes.nameOf(ourPath));
-                    int blocker = at < 0 ? -1 : blocker(queue, at);
-                    if (at < 0) {
-                        fail(new IssuerUnavailableException("lease node of lock " + lock + " vanished while queued (session lost?)"));
-                    } else if (blocker < 0) {
-                        grantAfterLockDelay(event.getStat());
-                    } else if (waitMs == 0) {
-                        giveUp();
-                    } else {
-                        watchPredecessor(lockPath + "/" + queue.get(blocker));
-                    }
-                });
+        List<String> queue = withoutTwins(LockNodes.queue(event.getChildren()), lockPath);
+        int at = queue.indexOf(LockNodes.nameOf(ourPath));
+        int blocker = at < 0 ? -1 : blocker(queue, at);
+        if (at < 0) {
+            fail(new IssuerUnavailableException("lease node of lock " + lock + " vanished while queued (session lost?)"));
+        } else if (blocker < 0) {
+            grantAfterLockDelay(event.getStat());
+        } else if (waitMs == 0) {
+            giveUp();
+        } else {
+            watchPredecessor(lockPath + "/" + queue.get(blocker));
+        }
     }
 
     /**

@@ -42,7 +42,11 @@
  *   <li>Read leases queue with write leases, their nodes named read ({@link
  *       io.fencegate.issuer.zookeeper.Acquisition}): a reader waits only for write nodes before it,
  *       a writer for every node before it, so tokens follow grant order across modes; a read
- *       grant's node says read, so {@code grantedMode} answers it from any instance. A fenced
+ *       grant's node says read, so {@code grantedMode} answers it from any instance. A read
+ *       acquire is four requests with its release, in three round trips: the read node's create
+ *       and the queue's listing go out together (ZooKeeper serves a session's requests in order,
+ *       so a listing that shows our node was taken after it; one that does not is taken again),
+ *       then the grant record, then the release's one transaction. A fenced
  *       semaphore's permit is an ordinary write lease on a free slot's lock, taken by the head of
  *       the semaphore's FIFO line ({@link io.fencegate.issuer.zookeeper.PermitAcquisition}); its
  *       count is fixed in the semaphore's node by the first acquire.</li>
