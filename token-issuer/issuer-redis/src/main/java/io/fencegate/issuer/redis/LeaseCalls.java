@@ -90,7 +90,7 @@ final class LeaseCalls {
             args[a++] = Long.toString(call.waitersMarkMs());
             args[a++] = Long.toString(call.othersMarkMs());
         }
-        return shortcut.<List<List<Object>>>acquire(scriptKeys, args).thenApply(replies -> {
+        return shortcut.<List<List<Object>>>run(scriptKeys, args).thenApply(replies -> {
             for (List<Object> reply : replies) {
                 if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
                     // a checked grant just proved the run: arm the copy that skips the check

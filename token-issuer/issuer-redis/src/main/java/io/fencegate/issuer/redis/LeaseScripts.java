@@ -47,9 +47,18 @@ final class LeaseScripts {
      * {@code nonce}: only {@link RunCheckShortcut} loads it, and never by EVAL (see there why).
      */
     static String armedAcquire(String nonce) {
-        String text = ACQUIRE.replace("local armed = false\n", "local armed = true -- copy " + nonce + "\n");
-        if (text.equals(ACQUIRE)) {
-            throw new IllegalStateException("the acquire script lost its 'armed' line");
+        return armed(ACQUIRE, nonce);
+    }
+
+    /** The same for the permit script: a copy that may skip the run_id check, unique to {@code nonce}. */
+    static String armedPermit(String nonce) {
+        return armed(permit.text(), nonce);
+    }
+
+    private static String armed(String script, String nonce) {
+        String text = script.replace("local armed = false\n", "local armed = true -- copy " + nonce + "\n");
+        if (text.equals(script)) {
+            throw new IllegalStateException("a script that may be armed lost its 'armed' line");
         }
         return text;
     }

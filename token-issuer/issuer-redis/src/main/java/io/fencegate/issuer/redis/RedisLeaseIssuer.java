@@ -89,6 +89,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     private final TokenCounter counter;
     private final ExpiryWatch expiries;
     private final RunCheckShortcut shortcut;
+    private final RunCheckShortcut permitShortcut;
     private final LeaseCalls calls;
     private final SharedLeaseCalls shared;
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
@@ -156,9 +157,10 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         this.counter = new TokenCounter(redis, keys, options.highWaterMark(), options.tokenBlock(),
                 options.commandTimeout(), markThread);
         this.expiries = new ExpiryWatch(redis, keys, scheduler, this::leaseEnded);
-        this.shortcut = new RunCheckShortcut(redis, redisMajorVersion);
+        this.shortcut = new RunCheckShortcut(redis, LeaseScripts.acquire, LeaseScripts::armedAcquire, redisMajorVersion);
         this.calls = new LeaseCalls(redis, keys, shortcut, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
-        this.shared = new SharedLeaseCalls(redis, keys, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
+        this.permitShortcut = new RunCheckShortcut(redis, LeaseScripts.permit, LeaseScripts::armedPermit, redisMajorVersion);
+        this.shared = new SharedLeaseCalls(redis, keys, permitShortcut, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
         try {
             counter.claimRedis(where);
         } catch (RuntimeException e) {
@@ -360,6 +362,11 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         return shortcut.isArmed();
     }
 
+    /** Whether permit acquires currently skip the run check (for tests). */
+    boolean permitsSkipRunCheck() {
+        return permitShortcut.isArmed();
+    }
+
     /** Timers waiting in the scheduler's queue, cancelled ones included (for tests). */
     int scheduledTimers() {
         return scheduler.getQueue().size();
@@ -369,7 +376,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
      * One acquire call: tries, and while the lock is held and time remains, waits for a wake-up.
      * {@code lock} is what it waits for: the lock, or a permit's semaphore.
      */
-    private final class Acquisition {
+    private final class Acquisition implements ReleaseSignals.Waiter {
         final LeaseIds.Kind kind;
         final int permits;
         final String lock;
@@ -379,8 +386,9 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
         final boolean waits;
         final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
         final AtomicBoolean inFlight = new AtomicBoolean();
-        final java.util.function.BooleanSupplier wake = this::wake;
         volatile boolean wokenWhileInFlight;
+        /** A 'held' answer refused this call at least once (see {@link ReleaseSignals#othersWait}). */
+        volatile boolean refused;
         /** Woken by a release since the last 'held' answer. */
         volatile boolean signalled;
         volatile java.util.concurrent.ScheduledFuture<?> timer;
@@ -400,13 +408,14 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
             if (waits) {
                 // Register before the first try, so a release right after it is not missed.
                 waiting.add(this);
-                signals.register(lock, wake);
+                signals.register(lock, this);
             }
             tryOnce();
         }
 
         /** A release signal: retries at once, or answers false if this call no longer waits. */
-        boolean wake() {
+        @Override
+        public boolean wake() {
             if (result.isDone()) {
                 return false;
             }
@@ -426,7 +435,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
             long sentNanos = System.nanoTime();
             // Others waiting here were not woken by the last release: a grant marks the lock for them
             // until past this lease's ttl, so its release wakes the next.
-            long othersMarkMs = signals.othersWait(lock, wake) ? ttlMs + MAX_BACKOFF_MS : 0;
+            long othersMarkMs = signals.othersWait(lock, this) ? ttlMs + MAX_BACKOFF_MS : 0;
             long waitersMarkMs = waitersMarkMs();
             CompletionStage<List<Object>> attempt = switch (kind) {
                 case WRITE -> grant(lock, secret, ttlMs, lockDelayMs, waitersMarkMs, othersMarkMs, COUNTER_REPAIRS_PER_ACQUIRE);
@@ -480,7 +489,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
             if (signalled && kind == LeaseIds.Kind.READ) {
                 // A release let this reader in, and any reader waiting here may come in too: the
                 // wake-up goes on from reader to reader (a writer's 'held' answer ends the chain).
-                signals.wakeNext(lock, wake);
+                signals.wakeNext(lock, this);
             }
             highestToken.accumulateAndGet(lease.token(), Math::max);
             rememberGrant(lease.lock(), lease.token(), lease.mode());
@@ -490,12 +499,18 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
             }
         }
 
+        @Override
+        public boolean refused() {
+            return refused;
+        }
+
         private void held(long pttl) {
+            refused = true;
             long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
             if (signalled && kind == LeaseIds.Kind.READ && pttl == LeaseScripts.HELD_FOR_WRITER) {
                 // The release woke this reader, but a waiting writer goes first: pass the wake-up
                 // on here (a writer waiting here may be next), or the lock stays free until a poll.
-                signals.wakeNext(lock, wake);
+                signals.wakeNext(lock, this);
             }
             signalled = false;
             inFlight.set(false);
@@ -521,7 +536,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
 
         boolean finish(Optional<Lease> lease, Throwable error) {
             if (waits) {
-                signals.unregister(lock, wake);
+                signals.unregister(lock, this);
                 waiting.remove(this);
             }
             var t = timer;

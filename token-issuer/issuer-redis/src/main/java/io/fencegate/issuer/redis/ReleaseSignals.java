@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.BooleanSupplier;
 
 /**
  * Wakes waiting acquirers when a lock is released: the release script PUBLISHes the lock name on
@@ -18,7 +17,11 @@ import java.util.function.BooleanSupplier;
  * waiter answers false once it stopped). Waking all of them sent one retry each, all but one
  * answered "held", for every hand-off. The ones not woken are woken by the next release: the
  * woken waiter marks the lock again, by its "held" answer or, if it won, by its grant (the issuer
- * asks the grant to mark the lock while {@link #othersWait} here).
+ * asks the grant to mark the lock while {@link #othersWait} here). Only callers that a 'held'
+ * answer refused count there: a caller still on its first try has no mark to lose, and if it is
+ * refused, its own answer marks the lock, atomically with the refusal. So grants made beside other
+ * callers in flight (permits of one semaphore, all granted) mark nothing and their releases publish
+ * nothing.
  *
  * <p>Permit waiters register under their semaphore's name: a permit's release publishes its slot's
  * lock {@code name/k}, which wakes one waiter of {@code name/k} and one of {@code name} (a plain
@@ -26,7 +29,16 @@ import java.util.function.BooleanSupplier;
  */
 final class ReleaseSignals implements AutoCloseable {
 
-    private final Map<String, Queue<BooleanSupplier>> waiters = new ConcurrentHashMap<>();
+    /** A caller that may wait for a lock here. */
+    interface Waiter {
+        /** Retries the caller's acquire, or answers false if it no longer waits. */
+        boolean wake();
+
+        /** Whether a 'held' answer has refused the caller since it started. */
+        boolean refused();
+    }
+
+    private final Map<String, Queue<Waiter>> waiters = new ConcurrentHashMap<>();
     private final StatefulRedisPubSubConnection<String, String> pubsub;
 
     ReleaseSignals(RedisClient client, String channel) {
@@ -55,32 +67,31 @@ final class ReleaseSignals implements AutoCloseable {
     }
 
     /** Wakes the longest waiting caller of {@code lock} here but {@code self} (a woken caller passing its wake-up on). */
-    void wakeNext(String lock, BooleanSupplier self) {
-        Queue<BooleanSupplier> waiting = waiters.get(lock);
+    void wakeNext(String lock, Waiter self) {
+        Queue<Waiter> waiting = waiters.get(lock);
         if (waiting != null) {
-            for (BooleanSupplier wake : waiting) {
-                if (wake != self && wake.getAsBoolean()) {
+            for (Waiter waiter : waiting) {
+                if (waiter != self && waiter.wake()) {
                     return;
                 }
             }
         }
     }
 
-    /** @param wake retries the waiter's acquire, or answers false if it no longer waits */
-    void register(String lock, BooleanSupplier wake) {
+    void register(String lock, Waiter waiter) {
         waiters.compute(lock, (k, queue) -> {
-            Queue<BooleanSupplier> q = queue != null ? queue : new ConcurrentLinkedQueue<>();
-            q.add(wake);
+            Queue<Waiter> q = queue != null ? queue : new ConcurrentLinkedQueue<>();
+            q.add(waiter);
             return q;
         });
     }
 
-    /** Whether anyone but {@code self} waits for the lock here. */
-    boolean othersWait(String lock, BooleanSupplier self) {
-        Queue<BooleanSupplier> waiting = waiters.get(lock);
+    /** Whether anyone but {@code self} waits for the lock here after a 'held' answer. */
+    boolean othersWait(String lock, Waiter self) {
+        Queue<Waiter> waiting = waiters.get(lock);
         if (waiting != null) {
-            for (BooleanSupplier wake : waiting) {
-                if (wake != self) {
+            for (Waiter waiter : waiting) {
+                if (waiter != self && waiter.refused()) {
                     return true;
                 }
             }
@@ -88,9 +99,9 @@ final class ReleaseSignals implements AutoCloseable {
         return false;
     }
 
-    void unregister(String lock, BooleanSupplier wake) {
+    void unregister(String lock, Waiter waiter) {
         waiters.computeIfPresent(lock, (k, queue) -> {
-            queue.remove(wake);
+            queue.remove(waiter);
             return queue.isEmpty() ? null : queue;
         });
     }

@@ -9,17 +9,18 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lets acquires skip the run_id half of the run check ({@code INFO server} inside the script, the
- * costliest part of an acquire) while Redis provably still runs the process under which the
- * counter was checked.
+ * Lets a granting script (the acquire script, or the permit script: one shortcut each) skip the
+ * run_id half of the run check ({@code INFO server} inside the script, the costliest part of a
+ * grant) while Redis provably still runs the process under which the counter was checked.
  *
  * <p>Why it is safe: Redis 7 never persists its script cache (no scripts in RDB or AOF, SCRIPT LOAD
  * is not propagated), so a server knows a script only if it was loaded since that server started;
- * a restart, also one from an older snapshot, forgets it. The shortcut loads a copy of the acquire
+ * a restart, also one from an older snapshot, forgets it. The shortcut loads a copy of its
  * script that is unique to a fresh random nonce (SCRIPT LOAD, once), then, after that load has
  * answered, runs the copy as a probe that checks the run inside the same script. Only if the probe
  * passes is the copy armed: the copy then provably sits in the cache of a run whose counter was
@@ -43,22 +44,31 @@ final class RunCheckShortcut {
     private static final int MAX_FAILED_ARMINGS = 8;
 
     private final RedisAsyncCommands<String, String> redis;
+    private final LeaseScripts.Script checked;
+    private final UnaryOperator<String> armedCopy;
     private final boolean supported;
     private final AtomicBoolean arming = new AtomicBoolean();
     private final AtomicInteger failedArmings = new AtomicInteger();
     private final AtomicReference<LeaseScripts.Script> armed = new AtomicReference<>();
 
-    /** @param redisMajorVersion from {@code INFO server}'s {@code redis_version} */
-    RunCheckShortcut(RedisAsyncCommands<String, String> redis, int redisMajorVersion) {
+    /**
+     * @param checked the script, which always checks the whole run; its first argument is the run-check mode
+     * @param armedCopy its text as an armed copy unique to the given nonce ({@link LeaseScripts#armedAcquire})
+     * @param redisMajorVersion from {@code INFO server}'s {@code redis_version}
+     */
+    RunCheckShortcut(RedisAsyncCommands<String, String> redis, LeaseScripts.Script checked, UnaryOperator<String> armedCopy,
+                     int redisMajorVersion) {
         this.redis = redis;
+        this.checked = checked;
+        this.armedCopy = armedCopy;
         this.supported = redisMajorVersion >= 7;
     }
 
     /**
-     * Runs the acquire script with {@code args} (whose first element is the run-check mode): through
-     * the armed copy with the check skipped if there is one, else through the checked script.
+     * Runs the script with {@code args} (whose first element is the run-check mode): through the
+     * armed copy with the check skipped if there is one, else through the checked script.
      */
-    <T> CompletionStage<T> acquire(String[] keys, String[] args) {
+    <T> CompletionStage<T> run(String[] keys, String[] args) {
         LeaseScripts.Script copy = armed.get();
         if (copy == null) {
             return checked(keys, args);
@@ -75,7 +85,7 @@ final class RunCheckShortcut {
                 || !arming.compareAndSet(false, true)) {
             return;
         }
-        LeaseScripts.Script copy = new LeaseScripts.Script(LeaseScripts.armedAcquire(LeaseIdFormat.newSecret()),
+        LeaseScripts.Script copy = new LeaseScripts.Script(armedCopy.apply(LeaseIdFormat.newSecret()),
                 ScriptOutputType.MULTI);
         redis.scriptLoad(copy.text())
                 .thenCompose(sha -> copy.<List<Object>>runOr(redis, keys, withMode(args, "probe"),
@@ -86,7 +96,7 @@ final class RunCheckShortcut {
                         failedArmings.set(0);
                         armed.set(copy);
                     } else if (failedArmings.incrementAndGet() == MAX_FAILED_ARMINGS) {
-                        log.warn("could not arm the acquire script without the run check {} times in a row; acquires keep "
+                        log.warn("could not arm a script without the run check {} times in a row; its calls keep "
                                 + "checking ({})", MAX_FAILED_ARMINGS, error == null ? "the probe refused" : error.toString());
                     }
                     arming.set(false);
@@ -99,7 +109,7 @@ final class RunCheckShortcut {
     }
 
     private <T> CompletionStage<T> checked(String[] keys, String[] args) {
-        return LeaseScripts.acquire.run(redis, keys, withMode(args, "check"));
+        return checked.run(redis, keys, withMode(args, "check"));
     }
 
     private static String[] withMode(String[] args, String mode) {

@@ -9,22 +9,25 @@ import java.util.function.LongSupplier;
  * The script calls of read leases and semaphores' permits: lays out each script's keys and
  * arguments (see the headers of {@code read-acquire.lua}, {@code read-renew.lua},
  * {@code read-release.lua}, {@code read-find.lua} and {@code permit.lua}). One call per script run,
- * not group-committed: these are not the hot path of exclusive leases, whose scripts stay as they were.
+ * not group-committed. Permits run through a {@link RunCheckShortcut} of their own, as acquires do
+ * (a permit's release is a write lease's, group-committed in {@link LeaseCalls}).
  */
 final class SharedLeaseCalls {
 
     private final RedisAsyncCommands<String, String> redis;
     private final RedisKeys keys;
+    private final RunCheckShortcut permits;
     private final LongSupplier highestToken;
     private final String grantsKept;
     private final String grantRetentionMs;
     private final String instanceName;
     private final String releasedMarkerSlackMs;
 
-    SharedLeaseCalls(RedisAsyncCommands<String, String> redis, RedisKeys keys, RedisIssuerOptions options,
-                     LongSupplier highestToken, String releasedMarkerSlackMs) {
+    SharedLeaseCalls(RedisAsyncCommands<String, String> redis, RedisKeys keys, RunCheckShortcut permits,
+                     RedisIssuerOptions options, LongSupplier highestToken, String releasedMarkerSlackMs) {
         this.redis = redis;
         this.keys = keys;
+        this.permits = permits;
         this.highestToken = highestToken;
         this.grantsKept = Integer.toString(options.grantsKeptPerLock());
         this.grantRetentionMs = Long.toString(options.grantRetention().toMillis());
@@ -46,12 +49,19 @@ final class SharedLeaseCalls {
     /** {1, token, ceiling, slot}, {0, -1}, {-1}, {-2, counter} or {-3, count, slot}. */
     CompletionStage<List<Object>> acquirePermit(String semaphore, int permits, String secret, long ttlMs, long lockDelayMs,
                                                 long waitersMarkMs, long othersMarkMs) {
-        return LeaseScripts.permit.run(redis,
-                new String[] {keys.counter(), keys.ceiling(), keys.run(), keys.live(), keys.holders(),
-                        keys.permits(semaphore), keys.permitWaiters(semaphore)},
+        String[] scriptKeys = {keys.counter(), keys.ceiling(), keys.run(), keys.live(), keys.holders(),
+                keys.permits(semaphore), keys.permitWaiters(semaphore)};
+        String[] args = {"check", // the run-check mode, set by the shortcut
                 grantsKept, grantRetentionMs, Long.toString(highestToken.getAsLong()), instanceName, secret,
                 Long.toString(ttlMs), semaphore, Integer.toString(permits), Long.toString(waitersMarkMs),
-                Long.toString(othersMarkMs), keys.lock(""), keys.delay(""), keys.grants(""), Long.toString(lockDelayMs));
+                Long.toString(othersMarkMs), keys.lock(""), keys.delay(""), keys.grants(""), Long.toString(lockDelayMs)};
+        return this.permits.<List<Object>>run(scriptKeys, args).thenApply(reply -> {
+            if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
+                // a checked grant just proved the run: arm the copy that skips the check
+                this.permits.armIfIdle(scriptKeys, args);
+            }
+            return reply;
+        });
     }
 
     /** {1, token, ttlMs} or {0}. */

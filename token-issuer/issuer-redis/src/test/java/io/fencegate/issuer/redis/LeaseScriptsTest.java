@@ -21,6 +21,8 @@ class LeaseScriptsTest {
         assertThat(LeaseScripts.permit.text()).as("read and permit scripts have run.lua and token.lua in front")
                 .startsWith(LeaseScripts.lua("run") + LeaseScripts.lua("token")).endsWith(LeaseScripts.lua("permit"));
         assertThat(LeaseScripts.armedAcquire("n1")).contains("local armed = true -- copy n1\n");
+        assertThat(LeaseScripts.armedPermit("n2")).contains("local armed = true -- copy n2\n")
+                .isNotEqualTo(LeaseScripts.permit.text());
     }
 
     @Test

@@ -132,6 +132,51 @@ class RedisSnapshotRollbackIT extends OwnRedisServers {
         assertThat(TokenCounterLossContract.grant(other, LOCK)).isGreaterThan(highestBefore);
     }
 
+    /** The same for permits, whose script has an armed copy of its own. */
+    @Test
+    void anIssuerWhosePermitsSkipTheRunCheckChecksAgainAfterRestoreFromOlderRdbSnapshot() throws Exception {
+        fromOlderRdbSnapshot(this::permitTokensNeverRepeatAfterRollbackUnderAnArmedIssuer);
+    }
+
+    private void permitTokensNeverRepeatAfterRollbackUnderAnArmedIssuer(Step snapshot, Step restoreOlderFiles) throws Exception {
+        RedisLeaseIssuer armed = newIssuer(server);
+        RedisLeaseIssuer other = newIssuer(server);
+        List<Long> before = new ArrayList<>();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            before.add(permit(armed));
+            return armed.permitsSkipRunCheck();
+        });
+        snapshot.run();
+        for (int i = 0; i < 5; i++) {
+            before.add(permit(other));
+        }
+        server.kill();
+        restoreOlderFiles.run();
+        server.startAgain();
+
+        long highestBefore = before.stream().mapToLong(Long::longValue).max().orElseThrow();
+        assertThat(permit(armed)).as("before the rollback: %s", before).isGreaterThan(highestBefore);
+        assertThat(permit(other)).isGreaterThan(highestBefore);
+    }
+
+    /** A permit of a semaphore of 4, granted and released: its token (retried while the issuer reconnects). */
+    private static long permit(RedisLeaseIssuer issuer) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                io.fencegate.issuer.Lease lease = issuer.acquirePermit("pool", 4, Duration.ofSeconds(30), Duration.ofSeconds(5))
+                        .toCompletableFuture().get(30, TimeUnit.SECONDS).orElseThrow();
+                issuer.release(lease.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                return lease.token();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause() instanceof io.fencegate.issuer.IssuerUnavailableException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
     /**
      * Defence in depth: a rollback that keeps the run_id and the master_replid ({@code DEBUG RELOAD
      * NOSAVE} loads the older RDB into the running server) is still caught by an issuer that handed

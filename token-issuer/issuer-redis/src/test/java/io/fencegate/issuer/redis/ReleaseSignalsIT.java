@@ -26,16 +26,20 @@ class ReleaseSignalsIT {
         try (ReleaseSignals signals = new ReleaseSignals(client, channel);
                 var publisher = client.connect()) {
             List<Integer> woken = new CopyOnWriteArrayList<>();
-            List<BooleanSupplier> waiters = IntStream.range(0, 12).<BooleanSupplier>mapToObj(i -> () -> {
+            List<ReleaseSignals.Waiter> waiters = IntStream.range(0, 12).<ReleaseSignals.Waiter>mapToObj(i -> waiter(() -> {
                 woken.add(i);
                 return i >= 5; // 0 to 4 stopped waiting
-            }).toList();
+            }, true)).toList();
             waiters.forEach(w -> signals.register("lock", w));
             signals.unregister("lock", waiters.get(3));
-            signals.register("other", () -> woken.add(-1));
+            signals.register("other", waiter(() -> woken.add(-1), true));
+            ReleaseSignals.Waiter self = waiter(() -> true, false);
             assertThat(signals.othersWait("lock", waiters.get(0))).isTrue();
-            assertThat(signals.othersWait("other", () -> true)).isTrue();
-            assertThat(signals.othersWait("nobody", () -> true)).isFalse();
+            assertThat(signals.othersWait("other", self)).isTrue();
+            assertThat(signals.othersWait("nobody", self)).isFalse();
+            // A caller no 'held' answer refused yet (on its first try) is no one a grant must mark the lock for.
+            signals.register("first-try", waiter(() -> woken.add(-2), false));
+            assertThat(signals.othersWait("first-try", self)).isFalse();
 
             publisher.sync().publish(channel, "lock");
 
@@ -45,5 +49,19 @@ class ReleaseSignalsIT {
         } finally {
             client.shutdown();
         }
+    }
+
+    private static ReleaseSignals.Waiter waiter(BooleanSupplier wake, boolean refused) {
+        return new ReleaseSignals.Waiter() {
+            @Override
+            public boolean wake() {
+                return wake.getAsBoolean();
+            }
+
+            @Override
+            public boolean refused() {
+                return refused;
+            }
+        };
     }
 }

@@ -81,6 +81,53 @@ class RollingUpgradeIT extends OwnRedisServerTest {
         assertThat(await(issuer.acquire("new-lock", TTL, Duration.ZERO))).as("free again").isPresent();
     }
 
+    /**
+     * The permit script of the version before (a second MGET for the slots, a PTTL of each free
+     * slot's delay key, INFO server on every grant) and this one's (one MGET, an armed copy) read and
+     * write the same keys: the count, each slot's lock, delay and grant log. On one semaphore they
+     * never take one slot twice, never exceed the count, honour each other's lock-delay, and each
+     * one's permit is renewed, listed and released by the other's issuer.
+     */
+    @Test
+    void permitsOfThePreviousAndThisVersionShareOneSemaphore() throws Exception {
+        RedisLeaseIssuer issuer = newIssuer(server);
+        Lease first = await(issuer.acquirePermit("pool", 3, TTL, Duration.ZERO)).orElseThrow();
+        assertThat(first.slot()).isZero();
+
+        String oldSecret = newSecret();
+        List<Object> old = legacyPermit("pool", 3, oldSecret, 0);
+        assertThat(LeaseScripts.asLong(old.get(0))).as("the old script granted").isEqualTo(LeaseScripts.GRANTED);
+        assertThat(LeaseScripts.asLong(old.get(3))).as("the next free slot, not this version's").isEqualTo(1L);
+        long oldToken = LeaseScripts.asLong(old.get(1));
+        assertThat(oldToken).isGreaterThan(first.token());
+        String oldLeaseId = LeaseIds.format(LeaseIds.Kind.PERMIT, "pool/1", oldSecret);
+
+        Lease third = await(issuer.acquirePermit("pool", 3, TTL, Duration.ZERO)).orElseThrow();
+        assertThat(third.slot()).as("this version skips the old version's slot").isEqualTo(2);
+        assertThat(third.token()).isGreaterThan(oldToken);
+        assertThat(LeaseScripts.asLong(legacyPermit("pool", 3, newSecret(), 0).get(0))).as("the old script: no slot free").isZero();
+        assertThat(await(issuer.acquirePermit("pool", 3, TTL, Duration.ZERO))).as("this version: no slot free").isEmpty();
+        assertThat(LeaseScripts.asLong(legacyPermit("pool", 4, newSecret(), 0).get(0))).as("the old script: another count")
+                .isEqualTo(LeaseScripts.OTHER_COUNT);
+
+        assertThat(await(issuer.renew(oldLeaseId))).map(Lease::token).contains(oldToken);
+        assertThat(await(issuer.list("pool/", null, 10)).leases()).extracting(LeaseInfo::lock)
+                .containsExactly("pool/0", "pool/1", "pool/2");
+        assertThat(await(newIssuer(server).wasGranted("pool/1", oldToken))).isTrue();
+        assertThat(await(issuer.release(oldLeaseId))).isTrue();
+        String thirdSecret = LeaseIds.parse(third.leaseId()).orElseThrow().secret();
+        assertThat(legacyRelease("pool/2", thirdSecret)).as("the old release frees this version's slot").isEqualTo(1L);
+
+        // A lock-delay set by the old script holds the slot against this version once its permit is gone.
+        String delayed = newSecret();
+        List<Object> withDelay = legacyPermit("pool", 3, delayed, 60_000);
+        assertThat(LeaseScripts.asLong(withDelay.get(3))).isEqualTo(1L);
+        redis.sync().del(OwnRedisServers.PREFIX + "lock:pool/1"); // its permit ended involuntarily
+        Lease next = await(issuer.acquirePermit("pool", 3, TTL, Duration.ZERO)).orElseThrow();
+        assertThat(next.slot()).as("slot 1's delay still runs: slot 2 is taken").isEqualTo(2);
+        assertThat(await(issuer.acquirePermit("pool", 3, TTL, Duration.ZERO))).as("slot 0 held, 1 delayed, 2 held").isEmpty();
+    }
+
     private static void warmUp(RedisLeaseIssuer issuer) throws Exception {
         Lease lease = await(issuer.acquire("warm-up", TTL, Duration.ZERO)).orElseThrow();
         assertThat(await(issuer.release(lease.leaseId()))).isTrue();
@@ -97,6 +144,17 @@ class RollingUpgradeIT extends OwnRedisServerTest {
         List<?> reply = (List<?>) replies.get(0);
         assertThat(LeaseScripts.asLong(reply.get(0))).as("the old script granted").isEqualTo(LeaseScripts.GRANTED);
         return LeaseScripts.asLong(reply.get(1));
+    }
+
+    /** The old permit script (with the old token.lua), with the old issuer's key and argument layout. */
+    private List<Object> legacyPermit(String semaphore, int permits, String secret, long lockDelayMs) {
+        String p = OwnRedisServers.PREFIX;
+        return redis.sync().eval(LeaseScripts.lua("run") + legacy("token") + legacy("permit"), ScriptOutputType.MULTI,
+                new String[] {p + "token-counter", p + "token-ceiling", p + "token-run", p + "leases", p + "holders",
+                        p + "permits:" + semaphore, p + "permit-waiters:" + semaphore},
+                "1000", Long.toString(Duration.ofDays(7).toMillis()), "0", "old-gateway/1", secret,
+                Long.toString(TTL.toMillis()), semaphore, Integer.toString(permits), "0", "0",
+                p + "lock:", p + "delay:", p + "grants:", Long.toString(lockDelayMs));
     }
 
     private long legacyRelease(String lock, String secret) {

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fencegate.issuer.Lease;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,6 +51,62 @@ class UncontendedCommandsIT extends OwnRedisServerTest {
         assertThat(all).isLessThanOrEqualTo(14L * PAIRS);
     }
 
+    /**
+     * A permit's pair, taken by a caller that would wait (as the bench's are): 14 commands, as a
+     * try-lock's (17 before: INFO server, a second MGET for the slots and a PTTL of the free slot's
+     * delay key). One MGET reads the count, counter, ceiling, run and every slot's lock and delay;
+     * the armed copy of the permit script skips INFO server; nothing marks the semaphore as waited
+     * for, so the release publishes nothing.
+     */
+    @Test
+    void anUncontendedPermitPairIsTwoScriptCallsOfFourteenCommands() throws Exception {
+        RedisLeaseIssuer issuer = newIssuer(server);
+        for (int i = 0; i < 5 || !issuer.permitsSkipRunCheck(); i++) { // loads the scripts, arms the permit script's copy
+            assertThat(i).as("the permit script's copy was armed").isLessThan(500);
+            permitPair(issuer, Duration.ofSeconds(5));
+        }
+        redis.sync().configResetstat();
+        for (int i = 0; i < PAIRS; i++) {
+            permitPair(issuer, Duration.ofSeconds(5));
+        }
+        Map<String, Long> calls = commandCalls();
+        System.out.printf("commands per uncontended permit pair: %s%n", calls);
+        assertThat(calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L)).isEqualTo(2L * PAIRS);
+        assertThat(calls.get("info")).as("INFO replication only: the armed copy skips INFO server").isEqualTo((long) PAIRS);
+        assertThat(calls.get("mget")).as("one MGET an acquire (every slot with the state), one a release").isEqualTo(2L * PAIRS);
+        assertThat(calls).doesNotContainKeys("pttl", "get", "hset", "hdel", "publish");
+        assertThat(calls.get("set")).as("the slot's lock and the released-marker").isEqualTo(2L * PAIRS);
+        long all = calls.values().stream().mapToLong(Long::longValue).sum();
+        assertThat(all).isLessThanOrEqualTo(14L * PAIRS);
+    }
+
+    /**
+     * Callers in flight beside each other that are all granted (permits of one semaphore) do not
+     * count as waiting: a grant marks the semaphore only for callers a 'held' answer refused, so
+     * no release publishes. (Before, a grant marked it whenever another caller of the semaphore was
+     * in flight at this issuer, and its release published a wake-up nobody needed.)
+     */
+    @Test
+    void permitsGrantedBesideOthersInFlightPublishNothing() throws Exception {
+        RedisLeaseIssuer issuer = newIssuer(server);
+        permitPair(issuer, Duration.ZERO); // fixes the count and loads the scripts
+        redis.sync().configResetstat();
+        for (int round = 0; round < PAIRS; round++) {
+            List<CompletableFuture<Optional<Lease>>> inFlight = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                inFlight.add(issuer.acquirePermit("counted-pool", 4, Duration.ofSeconds(30), Duration.ofSeconds(5))
+                        .toCompletableFuture());
+            }
+            for (CompletableFuture<Optional<Lease>> permit : inFlight) {
+                Lease lease = permit.get(10, TimeUnit.SECONDS).orElseThrow();
+                assertThat(issuer.release(lease.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+        Map<String, Long> calls = commandCalls();
+        assertThat(calls).as("no semaphore waiters mark, no wake-up message").doesNotContainKeys("publish");
+        assertThat(calls.get("set")).as("the slot's lock and the released-marker, no waiters mark").isEqualTo(2L * 4 * PAIRS);
+    }
+
     @Test
     void aReleasedLeaseStaysReleasedUntilItsTtlHadRunOut() throws Exception {
         RedisLeaseIssuer issuer = newIssuer(server);
@@ -63,6 +123,13 @@ class UncontendedCommandsIT extends OwnRedisServerTest {
         Lease lease = issuer.acquire("counted", Duration.ofSeconds(30), Duration.ZERO).toCompletableFuture()
                 .get(10, TimeUnit.SECONDS).orElseThrow();
         assertThat(issuer.release(lease.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private static void permitPair(RedisLeaseIssuer issuer, Duration wait) throws Exception {
+        Lease permit = issuer.acquirePermit("counted-pool", 4, Duration.ofSeconds(30), wait).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(permit.slot()).isZero();
+        assertThat(issuer.release(permit.leaseId()).toCompletableFuture().get(10, TimeUnit.SECONDS)).isTrue();
     }
 
     /** Calls by command since the last reset, without this test's own CONFIG. */

@@ -1,10 +1,11 @@
 -- Shared by read-acquire.lua and permit.lua (the issuer puts it after run.lua, in front of them):
 -- the token rules of acquire.lua, for scripts that grant one lease per call.
--- next_token(counter, ceiling, run, highest) answers the next token (after INCR of KEYS[1], the
--- counter) or the reply to send instead: {-1} for a counter that is missing, not checked under
--- the live run and replication id, or below a token the issuer saw; {-2, counter} when the
--- ceiling is reached. Why each refusal: see acquire.lua. These scripts always check the whole
--- run (no RunCheckShortcut): they are not the hot path.
+-- next_token(counter, ceiling, run, highest, run_proven) answers the next token (after INCR of
+-- KEYS[1], the counter) or the reply to send instead: {-1} for a counter that is missing, not
+-- checked under the live run and replication id, or below a token the issuer saw; {-2, counter}
+-- when the ceiling is reached. Why each refusal: see acquire.lua. run_proven skips the run_id
+-- half of the run check (INFO server); only an armed copy of permit.lua passes it (see
+-- RunCheckShortcut), read leases always check the whole run.
 -- record_grant(grants, member, token, lock, kept, retention_ms) indexes the grant for listings
 -- (live index KEYS[4]) and wasGranted/grantedMode (the grants log, trimmed as in acquire.lua); a
 -- write grant's member is instance .. ':' .. token (its holder, for the listing, see acquire.lua),
@@ -12,8 +13,8 @@
 -- readers hash). KEYS[5], the holders hash, is no longer written (see acquire.lua).
 -- now_ms() is the server's clock in ms (scripts replicate effects, so TIME is allowed).
 
-local function next_token(counter, ceiling, run, highest)
-  if not run_floor_of(run, false) then return nil, {-1} end
+local function next_token(counter, ceiling, run, highest, run_proven)
+  if not run_floor_of(run, run_proven == true) then return nil, {-1} end
   if not counter or not ceiling then return nil, {-1} end
   if tonumber(counter) < tonumber(highest) then return nil, {-1} end
   if tonumber(counter) + 1 > tonumber(ceiling) then return nil, {-2, counter} end
