@@ -12,15 +12,16 @@ import java.util.Set;
 /**
  * Runs every comparison and writes the report. {@code ./bench/run} is the command; the arguments:
  * {@code --profile full|smoke} (default full), {@code --out FILE} (default docs/BENCHMARKS.md),
- * {@code --only zookeeper,redis,sql,gateway,client,transfer,multilock,python-node,library,shedlock,readwrite} (default all
- * but client, transfer and multilock: parts of other groups, to run alone).
+ * {@code --only zookeeper,redis,sql,gateway,client,batch,transfer,multilock,python-node,library,shedlock,readwrite} (default all
+ * but client, batch, transfer and multilock: parts of other groups, to run alone).
  */
 public final class BenchMain {
     /**
-     * {@code client} is the gateway group's Java client scenario alone, {@code transfer} its two-item
+     * {@code client} is the gateway group's Java client scenario alone, {@code batch} its batched writes
+     * (the batch route through the batching Java client, against pgbench) alone, {@code transfer} its two-item
      * transfer alone, {@code multilock} the MultiLock scenarios of the zookeeper, redis and sql groups alone.
      */
-    static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "transfer", "multilock",
+    static final List<String> GROUPS = List.of("zookeeper", "redis", "sql", "gateway", "client", "batch", "transfer", "multilock",
             "python-node", "library", "shedlock", "readwrite");
 
     private BenchMain() {}
@@ -99,10 +100,11 @@ public final class BenchMain {
                 }
             }
         }
-        if (groups.contains("gateway") || groups.contains("client") || groups.contains("transfer")) {
+        if (groups.contains("gateway") || groups.contains("client") || groups.contains("batch") || groups.contains("transfer")) {
             try (GatewayWrites gateway = new GatewayWrites(work.resolve("gateway"), profile.jitWarmUp())) {
                 all.addAll(runAll(profile, part(gateway.scenarios(), groups.contains("gateway"),
                         groups.contains("client") ? GatewayWrites.CLIENT : null,
+                        groups.contains("batch") ? GatewayWrites.BATCHES : null,
                         groups.contains("transfer") ? GatewayTransfers.SECTION : null)));
             }
         }

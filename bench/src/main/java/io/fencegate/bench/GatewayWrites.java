@@ -43,6 +43,7 @@ final class GatewayWrites implements AutoCloseable {
     static final String POSTGRES = "Guarded writes: gateway on Postgres";
     static final String MARIADB = "Guarded writes: gateway on MariaDB";
     static final String CLIENT = "Java client vs a pooled async HTTP client";
+    static final String BATCHES = "Batched writes: gateway on Postgres";
     static final int KEYS = 10_000;
     static final int POOL = 16;
     private final String name = WriteBenchData.freshNamespace();
@@ -52,6 +53,8 @@ final class GatewayWrites implements AutoCloseable {
     private final WebClient web;
     private final FencegateClient client;
     private final FencegateClient jdkClient;
+    /** The Java client batching writes in flight over {@code POST /v1/stores/{store}/writes}. */
+    private final FencegateClient batchClient;
     private final long token;
     private final JdbcGuardedStore mariaStore;
     private final HikariDataSource mariaPool;
@@ -114,6 +117,7 @@ final class GatewayWrites implements AutoCloseable {
         // As the client built its own JDK HttpClient before: HTTP/1.1, a direct executor.
         jdkClient = FencegateClient.builder(gateway.uri()).httpClient(HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1).executor(Runnable::run).build()).build();
+        batchClient = FencegateClient.builder(gateway.uri()).batchWrites().build();
         token = client.acquire("bench", Duration.ofHours(1), Duration.ZERO)
                 .orElseThrow(() -> new IllegalStateException("no lease on the bench lock")).token();
         // A cold gateway answers its first requests slowly (class loading, JIT, pool connects): prime both stores.
@@ -189,6 +193,12 @@ final class GatewayWrites implements AutoCloseable {
                 new Scenario(MARIADB, "in flight", unit, 16, maria),
                 new Scenario(MARIADB, "in flight", unit, 64, maria),
                 new Scenario(CLIENT, "in flight, postgres store", unit, 16, clients)));
+        // The batch route, through the client that fills it: 64 writes in flight, each its own caller's
+        // future; against pgbench with 64 connections running the guarded statement, one write a transaction.
+        scenarios.add(new Scenario(BATCHES, "in flight", unit, 64, List.of(
+                clientPut("fencegate gateway, batch route (FencegateClient.batchWrites)", batchClient),
+                postgres.get(1),
+                gatewayPut("fencegate gateway, single PUTs (Vert.x WebClient)", "pg"))));
         scenarios.addAll(transfers.scenarios());
         return scenarios;
     }

@@ -46,6 +46,8 @@ public final class FencegateClient {
 
     private final Duration timeout;
     private final Exchanges exchanges;
+    /** Null unless {@link Builder#batchWrites} asked for it. */
+    private final WriteBatches batches;
 
     private FencegateClient(Builder b) {
         String uri = b.baseUri.toString();
@@ -55,6 +57,7 @@ public final class FencegateClient {
         this.exchanges = new Exchanges(b.httpClient != null
                 ? new JdkTransport(b.httpClient, base, authorization)
                 : new ApacheTransport(base, authorization, b.timeout));
+        this.batches = b.maxBatch == 0 ? null : new WriteBatches(b.maxBatch, b.maxBatchBytes, b.maxQueued, this::sendWrites);
     }
 
     public static Builder builder(URI baseUri) {
@@ -221,11 +224,19 @@ public final class FencegateClient {
 
     /** Writes {@code value} to {@code key} if {@code token} passes the store's guard. */
     public CompletableFuture<WriteOutcome> putAsync(String store, String key, long token, byte[] value) {
+        if (batches != null) {
+            putting(store, key, token, value); // the same argument checks, thrown here
+            return batches.submit(store, key, token, value);
+        }
         return async(putting(store, key, token, value));
     }
 
     /** Deletes {@code key} (the store keeps a tombstone with the token). */
     public CompletableFuture<WriteOutcome> deleteAsync(String store, String key, long token) {
+        if (batches != null) {
+            deleting(store, key, token);
+            return batches.submit(store, key, token, null);
+        }
         return async(deleting(store, key, token));
     }
 
@@ -288,11 +299,11 @@ public final class FencegateClient {
     }
 
     public WriteOutcome put(String store, String key, long token, byte[] value) {
-        return blocking(putting(store, key, token, value));
+        return batches != null ? awaited(putAsync(store, key, token, value)) : blocking(putting(store, key, token, value));
     }
 
     public WriteOutcome delete(String store, String key, long token) {
-        return blocking(deleting(store, key, token));
+        return batches != null ? awaited(deleteAsync(store, key, token)) : blocking(deleting(store, key, token));
     }
 
     public ReadOutcome get(String store, String key) {
@@ -330,6 +341,89 @@ public final class FencegateClient {
 
     private <T> T blocking(Op<T> op) {
         return exchanges.blocking(op.call(), op.read());
+    }
+
+    /**
+     * A batched write's result, thrown as the blocking call throws it: the same exception, an
+     * {@code IOException} wrapped in an {@link UncheckedIOException}.
+     */
+    private static <T> T awaited(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            if (cause instanceof IOException io) {
+                throw new UncheckedIOException(io);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * One batch of {@link WriteBatches}: a lone write as its plain PUT or DELETE; more as one
+     * {@code POST /v1/stores/{store}/writes}, each write's result read from its entry exactly as from
+     * its own answer. A batch refused as a whole with a 4xx wrote nothing (the gateway's contract):
+     * each write then goes alone and gets its own answer. A 5xx or a transport failure fails every
+     * write of the batch with it, as it would a lone write (it may have applied).
+     */
+    private CompletableFuture<?> sendWrites(String store, List<WriteBatches.Write> batch) {
+        if (batch.size() == 1) {
+            WriteBatches.Write w = batch.get(0);
+            return async(w.value() == null ? deleting(store, w.key(), w.token()) : putting(store, w.key(), w.token(), w.value()))
+                    .whenComplete((outcome, failure) -> {
+                        if (failure == null) {
+                            w.answer().complete(outcome);
+                        } else {
+                            w.answer().completeExceptionally(failure);
+                        }
+                    });
+        }
+        ObjectNode body = JSON.createObjectNode();
+        ArrayNode writes = body.putArray("writes");
+        for (WriteBatches.Write w : batch) {
+            ObjectNode write = writes.addObject().put("op", w.value() == null ? "delete" : "put").put("key", w.key())
+                    .put("token", w.token());
+            if (w.value() != null) {
+                write.put("valueBase64", Base64.getEncoder().encodeToString(w.value()));
+            }
+        }
+        HttpCall call = HttpCall.of("POST", "v1/stores/" + KeyPaths.segment(store) + "/writes", timeout)
+                .body("application/json", bytes(body));
+        return exchanges.async(call, r -> answerBatch(store, batch, r)).thenCompose(answered -> answered);
+    }
+
+    private CompletableFuture<Void> answerBatch(String store, List<WriteBatches.Write> batch, HttpAnswer r) {
+        if (r.status() >= 400 && r.status() < 500) {
+            return CompletableFuture.allOf(batch.stream()
+                    .map(w -> sendWrites(store, List.of(w)).handle((v, e) -> null)).toArray(CompletableFuture[]::new));
+        }
+        if (r.status() != 200) {
+            throw problem(r);
+        }
+        JsonNode results = json(r).path("results");
+        if (!results.isArray() || results.size() != batch.size()) {
+            throw new FencegateException(r.status(), "about:blank", "unreadable response",
+                    "a batch of " + batch.size() + " writes answered with no list of as many results: " + text(r));
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            WriteBatches.Write w = batch.get(i);
+            JsonNode result = results.get(i);
+            int status = result.path("status").asInt();
+            HttpAnswer own = new HttpAnswer(status, status >= 400 ? "application/problem+json" : "application/json", "",
+                    bytes(result.path("body")));
+            try {
+                w.answer().complete(writeOutcome(own, w.token()));
+            } catch (RuntimeException e) { // as the lone write's future fails: a CompletionException around it
+                w.answer().completeExceptionally(new java.util.concurrent.CompletionException(e));
+            }
+        }
+        return CompletableFuture.completedFuture(null);
     }
 
     /** {@code permits} 0: a lease in {@code mode}; otherwise a permit of the semaphore {@code lock}. */
@@ -582,6 +676,9 @@ public final class FencegateClient {
         private String apiKey;
         private Duration timeout = Duration.ofSeconds(10);
         private HttpClient httpClient;
+        private int maxBatch;
+        private long maxBatchBytes;
+        private int maxQueued;
 
         private Builder(URI baseUri) {
             this.baseUri = Objects.requireNonNull(baseUri, "baseUri");
@@ -609,6 +706,35 @@ public final class FencegateClient {
          */
         public Builder httpClient(HttpClient httpClient) {
             this.httpClient = httpClient;
+            return this;
+        }
+
+        /**
+         * Batches writes in flight ({@code put}, {@code delete} and their async forms) with
+         * {@link #batchWrites(int, long, int) the defaults}: 256 writes or 512 KiB a batch, 10 000 queued a store.
+         */
+        public Builder batchWrites() {
+            return batchWrites(256, 512 * 1024, 10_000);
+        }
+
+        /**
+         * Batches writes in flight, per store: a write made while a batch of its store is on the wire
+         * waits and goes with the next batch ({@code POST /v1/stores/{store}/writes}), up to
+         * {@code maxBatch} writes and about {@code maxBatchBytes} of body; a write made while none is,
+         * goes at once, alone, as a plain PUT or DELETE. Each write's result is what it would have
+         * been sent alone. A write that finds {@code maxQueued} writes of its store waiting fails at
+         * once with a {@link java.util.concurrent.RejectedExecutionException}, nothing sent. Off by
+         * default: it needs a gateway with the batch route (an older one answers each batch 404, and
+         * every write is then sent again alone), and a 5xx or a lost connection fails a whole batch.
+         */
+        public Builder batchWrites(int maxBatch, long maxBatchBytes, int maxQueued) {
+            if (maxBatch < 1 || maxBatch > 1000 || maxBatchBytes < 1 || maxQueued < 1) {
+                throw new IllegalArgumentException("batchWrites: maxBatch must be 1..1000, maxBatchBytes and maxQueued positive;"
+                        + " got " + maxBatch + ", " + maxBatchBytes + ", " + maxQueued);
+            }
+            this.maxBatch = maxBatch;
+            this.maxBatchBytes = maxBatchBytes;
+            this.maxQueued = maxQueued;
             return this;
         }
 

@@ -22,6 +22,8 @@ import java.time.Duration;
  *       share ({@link #tempDiskPerKeyBytes}).</li>
  *   <li>Transactions across items and fenced multi-reads: items in one request
  *       ({@link #maxTransactionItems}), the bytes of its body ({@link #maxTransactionBytesFor}).</li>
+ *   <li>Batches of independent writes: writes in one request ({@link #maxBatchWrites}), the
+ *       bytes of its body ({@link #maxBatchBytesFor}).</li>
  *   <li>Lock names lately used through this gateway, in bytes ({@link #lockNameBytes}), each API
  *       key's share ({@code limits.perKey.lockNameBytes}, {@link KeyShares#lockNameBytes}) and how
  *       long a name counts ({@link #lockNameWindow}).</li>
@@ -49,6 +51,8 @@ public final class GatewayLimits {
     private long tempDiskPerKeyBytes;
     private int maxTransactionItems = 100;
     private long maxTransactionBytes;
+    private int maxBatchWrites = 1000;
+    private long maxBatchBytes;
     private long lockNameBytes = DEFAULT_LOCK_NAME_BYTES;
     private Duration lockNameWindow = Duration.ofMinutes(10);
     /** Default {@link #lockNameBytes}: a quarter of the ZooKeeper issuer's default {@code listingMaxBytes}. */
@@ -149,6 +153,27 @@ public final class GatewayLimits {
     public GatewayLimits maxTransactionBytes(long bytes) { this.maxTransactionBytes = bytes; return this; }
 
     /**
+     * Most writes one batch ({@code POST /v1/stores/{store}/writes}) may carry, config
+     * {@code limits.maxBatchWrites}, default 1000, at most {@link GuardedOp#MAX_ITEMS}: each write
+     * is a grant looked up and a row judged; more is 413, nothing written.
+     */
+    public int maxBatchWrites() { return maxBatchWrites; }
+    public GatewayLimits maxBatchWrites(int writes) { this.maxBatchWrites = writes; return this; }
+
+    /**
+     * Largest body of a batch of writes (JSON, values in it), config {@code limits.maxBatchBytes},
+     * default 1 MiB, at most one API key's share of the body budget ({@link #bodyBudgetPerKeyBytesFor}):
+     * the body is read whole, so it counts against {@link #bodyBudgetBytes}, and a larger one could
+     * never be read. More is 413, nothing written. Each value in it still has the single write's
+     * limit ({@code limits.maxBodyBytes}, the store's), so this may be larger than that.
+     */
+    public long maxBatchBytesFor(long maxBodyBytes) {
+        return maxBatchBytes > 0 ? maxBatchBytes : Math.min(1L << 20, bodyBudgetPerKeyBytesFor(maxBodyBytes));
+    }
+
+    public GatewayLimits maxBatchBytes(long bytes) { this.maxBatchBytes = bytes; return this; }
+
+    /**
      * Bytes of lock names this gateway's callers may have used lately, config
      * {@code limits.lockNameBytes}, default 16 MiB: each name counts {@code 4 + 4/3 × its UTF-8
      * bytes} (at least 64) from an acquire through this gateway until its ttl plus
@@ -197,6 +222,14 @@ public final class GatewayLimits {
         if (maxTransactionBytes < 0 || maxTransactionBytes > maxBodyBytes) {
             throw new IllegalArgumentException("limits.maxTransactionBytes must be 1..limits.maxBodyBytes (" + maxBodyBytes
                     + "), was " + maxTransactionBytes);
+        }
+        if (maxBatchWrites < 1 || maxBatchWrites > GuardedOp.MAX_ITEMS) {
+            throw new IllegalArgumentException("limits.maxBatchWrites must be 1.." + GuardedOp.MAX_ITEMS + ", was "
+                    + maxBatchWrites);
+        }
+        if (maxBatchBytes < 0 || maxBatchBytes > bodyBudgetPerKeyBytesFor(maxBodyBytes)) {
+            throw new IllegalArgumentException("limits.maxBatchBytes must be 1..limits.bodyBudgetPerKeyBytes ("
+                    + bodyBudgetPerKeyBytesFor(maxBodyBytes) + "), was " + maxBatchBytes);
         }
         positive("limits.lockNameBytes", lockNameBytes);
         notNegative("limits.lockNameWindow", lockNameWindow.toMillis());

@@ -38,6 +38,24 @@ public interface GuardedStore extends AutoCloseable {
                 new UnsupportedOperationException(getClass().getSimpleName() + " does not stream values"));
     }
 
+    /**
+     * Several independent guarded writes ({@link GuardedOp}: puts, and deletes with a null value),
+     * each judged and answered on its own under {@link #rule()}, exactly as {@link #write} or
+     * {@link #delete} would judge it: not a transaction, and one write's refusal or failure leaves
+     * the others alone. The answers are in {@code ops}' order. A store that can judge many rows in
+     * one statement or transaction sends them together (fewer round trips, one commit), still one
+     * guarded write per item; by default each goes on its own.
+     *
+     * <p>The keys must be distinct (a caller that writes one key twice orders those writes itself):
+     * a repeated key throws {@link IllegalArgumentException} and nothing is written. An op with a bad
+     * key, token or value fails its own stage with {@link IllegalArgumentException}, as in {@link #write}.
+     */
+    default java.util.List<CompletionStage<WriteResult>> writeAll(java.util.List<GuardedOp> ops) {
+        io.fencegate.store.backend.GuardInputs.requireDistinctKeys(ops);
+        return ops.stream().map(op -> op.isDelete() ? delete(op.key(), op.token()) : write(op.key(), op.token(), op.value()))
+                .toList();
+    }
+
     /** Deletes {@code key} under the same guard, leaving a tombstone that keeps the token. */
     CompletionStage<WriteResult> delete(String key, long token);
 

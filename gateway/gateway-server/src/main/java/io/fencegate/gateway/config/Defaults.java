@@ -74,6 +74,8 @@ public final class Defaults {
         Optional.ofNullable(l.maxHeaderBytes()).ifPresent(bounds::maxHeaderBytes);
         Optional.ofNullable(l.maxTransactionItems()).ifPresent(bounds::maxTransactionItems);
         Optional.ofNullable(l.maxTransactionBytes()).ifPresent(bounds::maxTransactionBytes);
+        Optional.ofNullable(l.maxBatchWrites()).ifPresent(bounds::maxBatchWrites);
+        Optional.ofNullable(l.maxBatchBytes()).ifPresent(bounds::maxBatchBytes);
         Optional.ofNullable(l.lockNameBytes()).ifPresent(bounds::lockNameBytes);
         bounds.lockNameWindow(Durations.parse("limits.lockNameWindow", l.lockNameWindow(), bounds.lockNameWindow()));
         Map<String, java.time.Duration> delays = new LinkedHashMap<>();

@@ -66,14 +66,14 @@ public record GatewayConfig(
     /**
      * The request limits, and the bounds of {@code GatewayLimits} (bodies in the heap and each API
      * key's share, a body's idle and total timeouts, temporary disk and each key's share, HTTP
-     * parsing, transactions across items); unset is the documented default. {@code perKey}: each API key's share of streams,
+     * parsing, transactions across items, batches of writes); unset is the documented default. {@code perKey}: each API key's share of streams,
      * watched leases, waiting acquires and live leases ({@code KeyShares}; defaults there).
      */
     public record Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait,
                          Long bodyBudgetBytes, Long bodyBudgetPerKeyBytes, String bodyIdleTimeout, String bodyTimeout,
                          Long tempDiskBytes, Long tempDiskPerKeyBytes, Integer maxInitialLineLength, Integer maxHeaderBytes,
                          PerKey perKey, Integer maxTransactionItems, Long maxTransactionBytes,
-                         Long lockNameBytes, String lockNameWindow) {
+                         Long lockNameBytes, String lockNameWindow, Integer maxBatchWrites, Long maxBatchBytes) {
         public Limits {
             perKey = perKey == null ? new PerKey(null, null, null, null, null, null, null, null, null) : perKey;
         }
@@ -81,7 +81,7 @@ public record GatewayConfig(
         /** The request limits alone. */
         public Limits(Long maxBodyBytes, Integer maxKeyBytes, String requestTimeout, String maxTtl, String maxWait) {
             this(maxBodyBytes, maxKeyBytes, requestTimeout, maxTtl, maxWait, null, null, null, null, null, null, null, null,
-                    null, null, null, null, null);
+                    null, null, null, null, null, null, null);
         }
     }
 

@@ -88,6 +88,9 @@ public final class GatewayRouter {
         StatementRoutes statements = new StatementRoutes(gate, metrics, bodies, options.maxKeyBytes(), options.requestTimeout());
         TransactionRoutes transactions = new TransactionRoutes(gate, metrics, bodies, options.maxKeyBytes(),
                 limits.maxTransactionItems(), limits.maxTransactionBytesFor(options.maxBodyBytes()), options.requestTimeout());
+        WriteBatchRoutes batches = new WriteBatchRoutes(gate, shares, metrics, bodies, options.maxKeyBytes(),
+                options.maxBodyBytes(), limits.maxBatchWrites(), limits.maxBatchBytesFor(options.maxBodyBytes()),
+                options.requestTimeout());
         OpsRoutes ops = new OpsRoutes(issuer, stores, metrics, PROBE_TIMEOUT);
         prometheus.watchIssuer(() -> issuer.failingClosed().isPresent());
 
@@ -114,7 +117,7 @@ public final class GatewayRouter {
         // Not timed: a stream lasts as long as the lease, which would swamp the latency histogram.
         router.get("/v1/leases/:leaseId/events").handler(events::watch);
         router.delete("/v1/leases/:leaseId").handler(metrics.timed("/v1/leases/{leaseId}", leases::release));
-        router.route(StoreTarget.PREFIX + "*").handler(ctx -> dispatch(ctx, byName, items, statements, transactions, metrics));
+        router.route(StoreTarget.PREFIX + "*").handler(ctx -> dispatch(ctx, byName, items, statements, transactions, batches, metrics));
 
         router.route().failureHandler(Failures::handle);
         for (int status : new int[] {400, 404, 405, 413, 500}) {
@@ -128,7 +131,7 @@ public final class GatewayRouter {
      * path would have resolved the {@code ..} segments that must be refused.
      */
     private static void dispatch(RoutingContext ctx, Map<String, StoreBinding> stores, ItemRoutes items,
-            StatementRoutes statements, TransactionRoutes transactions, GatewayMetrics metrics) {
+            StatementRoutes statements, TransactionRoutes transactions, WriteBatchRoutes batches, GatewayMetrics metrics) {
         HttpMethod method = ctx.request().method();
         if (method == HttpMethod.PUT || method == HttpMethod.POST) {
             ctx.request().pause(); // the body is read after the cheaper checks answered
@@ -147,6 +150,7 @@ public final class GatewayRouter {
             case STATEMENT -> "/v1/stores/{store}/statements/{name}";
             case TRANSACTIONS -> "/v1/stores/{store}/transactions";
             case FENCED_READS -> "/v1/stores/{store}/fenced-reads";
+            case WRITES -> "/v1/stores/{store}/writes";
         };
         Handler<RoutingContext> handler = switch (target.kind()) {
             case ITEM -> method == HttpMethod.PUT ? c -> items.put(c, target)
@@ -156,6 +160,7 @@ public final class GatewayRouter {
             case STATEMENT -> method == HttpMethod.POST ? c -> statements.post(c, target) : GatewayRouter::notAllowed;
             case TRANSACTIONS -> method == HttpMethod.POST ? c -> transactions.transact(c, target) : GatewayRouter::notAllowed;
             case FENCED_READS -> method == HttpMethod.POST ? c -> transactions.fencedReads(c, target) : GatewayRouter::notAllowed;
+            case WRITES -> method == HttpMethod.POST ? c -> batches.post(c, target) : GatewayRouter::notAllowed;
         };
         metrics.timed(route, handler).handle(ctx);
     }

@@ -73,6 +73,11 @@ public final class Problem extends RuntimeException {
         return this;
     }
 
+    /** The {@code Retry-After} seconds this problem is sent with, or -1 for none. */
+    public long retryAfterSeconds() {
+        return retryAfterSeconds;
+    }
+
     public int status() {
         return status;
     }

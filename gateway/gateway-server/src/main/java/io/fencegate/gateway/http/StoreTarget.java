@@ -7,11 +7,11 @@ import java.util.Map;
 /**
  * What a {@code /v1/stores/...} request addresses, parsed from the raw (undecoded, unnormalised)
  * path: the store, and an item key or a statement name still percent-encoded (nothing for a
- * transaction or a fenced multi-read: their keys are in the body).
+ * transaction, a fenced multi-read or a batch of writes: their keys are in the body).
  */
 record StoreTarget(StoreBinding binding, Kind kind, String rawRest) {
 
-    enum Kind { ITEM, STATEMENT, TRANSACTIONS, FENCED_READS }
+    enum Kind { ITEM, STATEMENT, TRANSACTIONS, FENCED_READS, WRITES }
 
     static final String PREFIX = "/v1/stores/";
 
@@ -38,6 +38,9 @@ record StoreTarget(StoreBinding binding, Kind kind, String rawRest) {
         }
         if (rest.equals("transactions")) {
             return new StoreTarget(binding, Kind.TRANSACTIONS, "");
+        }
+        if (rest.equals("writes")) {
+            return new StoreTarget(binding, Kind.WRITES, "");
         }
         if (rest.equals("fenced-reads")) {
             return new StoreTarget(binding, Kind.FENCED_READS, "");

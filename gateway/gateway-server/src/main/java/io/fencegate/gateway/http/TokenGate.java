@@ -80,6 +80,11 @@ final class TokenGate {
         return Future.all(checks).mapEmpty();
     }
 
+    /** The issuer granted {@code token} for {@code lock} (for {@code access}); a 403 problem otherwise. */
+    Future<Void> grant(RoutingContext ctx, String lock, long token, Access access) {
+        return grants.require(ctx.vertx().getOrCreateContext(), lock, token, access);
+    }
+
     /**
      * Succeeds when {@code token} may touch {@code key} of {@code binding} for {@code access}; fails
      * with a 403 problem otherwise (a read lease's token asked to write among them).

@@ -1,5 +1,6 @@
 package io.fencegate.store.backend;
 
+import io.fencegate.store.GuardedOp;
 import io.fencegate.store.WriteResult;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -82,6 +83,23 @@ public final class WriteCoalescer {
         }
         dispatch();
         return write.answer();
+    }
+
+    /**
+     * Queues several writes at once and dispatches once, so that a slot free now takes them
+     * together (up to maxBatch, one a key) rather than the first alone; stages in {@code ops}' order.
+     */
+    public List<CompletionStage<WriteResult>> submitAll(List<GuardedOp> ops) {
+        List<CompletionStage<WriteResult>> answers = new ArrayList<>(ops.size());
+        synchronized (queue) {
+            for (GuardedOp op : ops) {
+                Write write = new Write(op.key(), op.token(), op.value(), new CompletableFuture<>());
+                queue.addLast(write);
+                answers.add(write.answer());
+            }
+        }
+        dispatch();
+        return answers;
     }
 
     /** Starts batches while a slot is free and writes are queued. */

@@ -52,6 +52,20 @@ class WriteCoalescerTest {
     }
 
     @Test
+    void writesSubmittedTogetherLeaveAsOneBatchEvenWithSlotsFree() {
+        HeldRunner runner = new HeldRunner();
+        WriteCoalescer writes = new WriteCoalescer(4, 128, 1 << 20, runner);
+        List<CompletionStage<WriteResult>> answers = writes.submitAll(List.of(
+                io.fencegate.store.GuardedOp.put("c", 1, new byte[1]), io.fencegate.store.GuardedOp.delete("a", 2),
+                io.fencegate.store.GuardedOp.put("b", 3, new byte[1])));
+        // One at a time, the first three would each have taken a free slot alone.
+        assertThat(runner.batches).hasSize(1);
+        assertThat(runner.batches.get(0)).extracting(WriteCoalescer.Write::key).containsExactly("a", "b", "c");
+        runner.finish(0);
+        assertThat(answers).allSatisfy(a -> assertThat(a.toCompletableFuture()).isCompletedWithValue(new Applied(0)));
+    }
+
+    @Test
     void writesQueuedWhileEverySlotIsBusyLeaveTogetherSortedByKey() {
         HeldRunner runner = new HeldRunner();
         WriteCoalescer writes = new WriteCoalescer(1, 128, 1 << 20, runner);

@@ -227,6 +227,24 @@ public final class JdbcGuardedStore implements GuardedStore, GuardedStatements {
     }
 
     /**
+     * MySQL/MariaDB: all at once into the coalescer, so those that fit go as one transaction
+     * ({@link MySqlBatchWrites}); other databases: each on its own, as {@link #write}.
+     */
+    @Override
+    public List<CompletionStage<WriteResult>> writeAll(List<GuardedOp> ops) {
+        if (writes == null) {
+            return GuardedStore.super.writeAll(ops);
+        }
+        return GuardInputs.checkedAll(ops, op -> {
+            if (op.isDelete()) {
+                limits.checkGuarded(op.key(), op.token());
+            } else {
+                limits.checkWrite(op.key(), op.token(), op.value());
+            }
+        }, writes::submitAll);
+    }
+
+    /**
      * One batch of {@link WriteCoalescer} (MySQL/MariaDB): a lone write as before, more in one
      * transaction ({@link MySqlBatchWrites}). A batch that fails for any reason but an unreachable
      * database (one row it cannot take, say) rolled back whole, and runs again write by write, so

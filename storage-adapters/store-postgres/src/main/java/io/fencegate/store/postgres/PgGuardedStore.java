@@ -220,6 +220,23 @@ public final class PgGuardedStore implements GuardedStore, GuardedStatements {
         return GuardInputs.checked(() -> limits.checkGuarded(key, token), () -> coalesced(key, token, null));
     }
 
+    /** All at once into the coalescer: those that fit go as one statement and one commit. */
+    @Override
+    public List<CompletionStage<WriteResult>> writeAll(List<GuardedOp> ops) {
+        Context caller = Vertx.currentContext();
+        return GuardInputs.checkedAll(ops, this::check, checked -> writes.submitAll(checked).stream()
+                .map(answer -> bounded(caller == null ? Future.fromCompletionStage(answer) : Future.fromCompletionStage(answer, caller)))
+                .toList());
+    }
+
+    private void check(GuardedOp op) {
+        if (op.isDelete()) {
+            limits.checkGuarded(op.key(), op.token());
+        } else {
+            limits.checkWrite(op.key(), op.token(), op.value());
+        }
+    }
+
     /**
      * Queues the write for the next batch; answered on the caller's Vert.x context if it has one,
      * as the pool's own futures are, so a caller on an event loop goes on there.
