@@ -16,8 +16,11 @@ import picocli.CommandLine;
  * The bounded profile CI runs: each deployment (its own processes: a 3-server ZooKeeper ensemble, a
  * redis-server, or none besides the database for the sql issuer; its own PostgreSQL or MariaDB
  * server, pgbouncer for sql-postgres, two gateways, client processes) runs every
- * workload under faults, a database crash-restart among them, with no violation, and both controls
- * on it show at least one.
+ * workload under faults, a database crash-restart among them, with no violation, and its controls
+ * show at least one each. For CI's time the counter's two controls are split between the two
+ * deployments on a Postgres store (plain reads on zk-postgres, the bypassed guard on sql-postgres);
+ * redis-mariadb runs both on MariaDB's store, sql-mariadb both of the bank's. So each deployment
+ * still shows that its own histories can fail the checker, and each control runs against each store.
  */
 class BoundedProfileIT {
     private static final int PHASE_SECONDS = 12;
@@ -25,20 +28,20 @@ class BoundedProfileIT {
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void zooKeeperAndPostgresUnderFaultsHaveNoViolationsWhileControlsFail() throws Exception {
-        runBounded("zk-postgres");
+        runBounded("zk-postgres", List.of("plain-reads"));
     }
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void redisAndMariaDbUnderFaultsHaveNoViolationsWhileControlsFail() throws Exception {
-        runBounded("redis-mariadb");
+        runBounded("redis-mariadb", BOTH);
     }
 
     /** The sql issuer on its own PostgreSQL, the second gateway through pgbouncer in transaction mode. */
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void sqlIssuerOnPostgresAndPgbouncerUnderFaultsHasNoViolationsWhileControlsFail() throws Exception {
-        runBounded("sql-postgres");
+        runBounded("sql-postgres", List.of("bypass-guard"));
     }
 
     /**
@@ -48,17 +51,20 @@ class BoundedProfileIT {
     @Test
     @Timeout(value = 360, unit = TimeUnit.SECONDS)
     void sqlIssuerOnMariaDbUnderFaultsHasNoViolationsWhileControlsFail() throws Exception {
-        runBounded("sql-mariadb", "lock-set", "mutex", "bank");
+        runBounded("sql-mariadb", BOTH, "lock-set", "mutex", "bank");
     }
 
-    private static void runBounded(String backend, String... workloads) throws Exception {
+    private static final List<String> BOTH = List.of("plain-reads", "bypass-guard");
+
+    private static void runBounded(String backend, List<String> controlNames, String... workloads) throws Exception {
         List<String> expected = workloads.length == 0 ? NemesisCommand.DEFAULT_WORKLOADS : List.of(workloads);
         // Open to others (rwxr-xr-x): the database servers run as the postgres and mysql users.
         Path out = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "nemesis-" + backend,
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         NemesisCommand command = new NemesisCommand();
         int exit = new CommandLine(command).execute("--profile", "bounded", "--backends", backend, "--workload",
-                String.join(",", expected), "--seconds", Integer.toString(PHASE_SECONDS), "--out", out.toString());
+                String.join(",", expected), "--seconds", Integer.toString(PHASE_SECONDS), "--controls", String.join(",", controlNames),
+                "--out", out.toString());
         Path summary = out.resolve("summary.md");
         assertThat(summary).as("the harness wrote no summary (exit " + exit + "); its reasons are on stderr above").exists();
         String table = Files.readString(summary);
@@ -78,8 +84,8 @@ class BoundedProfileIT {
                 .filter(f -> f.name().equals("db-crash-restart")).mapToLong(Report.Row::injected).sum();
         assertThat(crashes).as("database crash-restarts during the workloads\n" + table).isPositive();
         String controlled = expected.contains("bank") ? "bank" : "counter"; // NemesisCommand.controlled
-        assertThat(controls).as(table).extracting(r -> r.summary().workload()).containsExactly(controlled, controlled);
-        assertThat(controls).as(table).extracting(r -> r.summary().control()).containsExactly("plain-reads", "bypass-guard");
+        assertThat(controls).as(table).extracting(r -> r.summary().workload()).containsOnly(controlled);
+        assertThat(controls).as(table).extracting(r -> r.summary().control()).containsExactlyElementsOf(controlNames);
         for (NemesisCommand.Result r : controls) {
             assertThat(r.summary().violationCount()).as(r.name() + " must show the anomaly\n" + table).isPositive();
         }

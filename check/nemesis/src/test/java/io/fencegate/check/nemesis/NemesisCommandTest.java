@@ -103,6 +103,13 @@ class NemesisCommandTest {
     }
 
     @Test
+    void unknownRepeatedOrHonestControlIsRefusedBeforeAnythingStarts() {
+        assertThat(new CommandLine(new NemesisCommand()).execute("--controls", "skip-fence")).isEqualTo(Report.PROVED_NOTHING);
+        assertThat(new CommandLine(new NemesisCommand()).execute("--controls", "plain-reads,plain-reads")).isEqualTo(Report.PROVED_NOTHING);
+        assertThat(new CommandLine(new NemesisCommand()).execute("--controls", "none")).isEqualTo(Report.PROVED_NOTHING);
+    }
+
+    @Test
     void unknownBackendIsRefusedBeforeAnythingStarts() {
         assertThat(new CommandLine(new NemesisCommand()).execute("--backends", "etcd")).isEqualTo(Report.PROVED_NOTHING);
     }
