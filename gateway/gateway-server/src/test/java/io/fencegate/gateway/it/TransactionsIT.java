@@ -11,30 +11,20 @@ import io.fencegate.client.TransactionOutcome;
 import io.fencegate.client.WriteOutcome;
 import io.fencegate.gateway.GatewayLimits;
 import io.fencegate.gateway.GatewayOptions;
-import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKey;
 import io.fencegate.gateway.auth.ApiKeyHasher;
 import io.fencegate.gateway.auth.AuthConfig;
-import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
-import io.fencegate.store.GuardRule;
-import io.fencegate.store.files.FilesGuardedStore;
-import io.fencegate.store.postgres.PgGuardedStore;
-import io.fencegate.store.postgres.PgStoreOptions;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,10 +45,6 @@ class TransactionsIT {
     private static final String MARIA_ONLY_KEY = ApiKeyHasher.newKey();
     private static final int MAX_ITEMS = 5;
     private static final long MAX_BYTES = 8 * 1024;
-    private static TestingServer zookeeper;
-    private static TestDatabases postgres;
-    private static TestDatabases mariadb;
-    private static Path dir;
     private static GatewayHarness gw;
     private static FencegateClient admin;
     private static FencegateClient orders;
@@ -67,19 +53,6 @@ class TransactionsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        zookeeper = new TestingServer(true);
-        postgres = TestDatabases.create(TestDatabases.Kind.POSTGRES);
-        mariadb = TestDatabases.create(TestDatabases.Kind.MARIADB);
-        dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "tx-files");
-        var issuer = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.getConnectString())
-                .operationTimeout(Duration.ofSeconds(15)).build();
-        postgres.store(GuardRule.STRICT).close(); // opening it migrates the schema
-        Vertx pgVertx = Vertx.vertx();
-        var pg = PgGuardedStore.open(pgVertx, new PgStoreOptions().database("test").schema(postgres.name).name(postgres.name)
-                .poolSize(4).connectTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(20)));
-        AutoCloseable closePgVertx = () -> pgVertx.close().await(10, TimeUnit.SECONDS);
-        var maria = mariadb.store(GuardRule.STRICT);
-        var files = FilesGuardedStore.open(dir, GuardRule.STRICT);
         AuthConfig auth = new AuthConfig(List.of(
                 new ApiKey("admin", ApiKeyHasher.sha256Hex(ADMIN_KEY), List.of("*"), List.of("*")),
                 new ApiKey("orders", ApiKeyHasher.sha256Hex(ORDERS_KEY), List.of("*"),
@@ -88,9 +61,7 @@ class TransactionsIT {
         GatewayOptions options = new GatewayOptions().auth(auth).maxBodyBytes(64 * 1024);
         GatewayLimits limits = options.limits().maxTransactionItems(MAX_ITEMS).maxTransactionBytes(MAX_BYTES);
         assertThat(limits.maxTransactionItems()).isEqualTo(MAX_ITEMS);
-        gw = new GatewayHarness(options, issuer,
-                List.of(StoreBinding.of("pg", pg), StoreBinding.of("maria", maria), StoreBinding.of("files", files)),
-                List.of(zookeeper, postgres, mariadb, issuer, closePgVertx, pg, maria, files));
+        gw = ThreeStores.gateway("tx-files", options);
         admin = gw.client(ADMIN_KEY);
         orders = gw.client(ORDERS_KEY);
     }
@@ -100,11 +71,6 @@ class TransactionsIT {
         if (gw != null) {
             gw.assertEventLoopNeverBlocked();
             gw.close();
-        }
-        if (dir != null) {
-            try (var walk = Files.walk(dir)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
         }
     }
 

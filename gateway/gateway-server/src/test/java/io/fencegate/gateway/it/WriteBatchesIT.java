@@ -8,16 +8,9 @@ import io.fencegate.client.Stale;
 import io.fencegate.client.WriteOutcome;
 import io.fencegate.gateway.GatewayOptions;
 import io.fencegate.gateway.KeyShares;
-import io.fencegate.gateway.StoreBinding;
 import io.fencegate.gateway.auth.ApiKey;
 import io.fencegate.gateway.auth.ApiKeyHasher;
 import io.fencegate.gateway.auth.AuthConfig;
-import io.fencegate.issuer.zookeeper.ZooKeeperLeaseIssuer;
-import io.fencegate.store.GuardRule;
-import io.fencegate.store.files.FilesGuardedStore;
-import io.fencegate.store.postgres.PgGuardedStore;
-import io.fencegate.store.postgres.PgStoreOptions;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URLEncoder;
@@ -25,8 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,7 +30,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -63,10 +53,6 @@ class WriteBatchesIT {
     private static final long MAX_BYTES = 16 * 1024;
     private static final long MAX_VALUE = 4 * 1024;
     private static final int REQUESTS_PER_KEY = 30;
-    private static TestingServer zookeeper;
-    private static TestDatabases postgres;
-    private static TestDatabases mariadb;
-    private static Path dir;
     private static GatewayHarness gw;
     private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
     private static FencegateClient admin;
@@ -75,19 +61,6 @@ class WriteBatchesIT {
 
     @BeforeAll
     static void start() throws Exception {
-        zookeeper = new TestingServer(true);
-        postgres = TestDatabases.create(TestDatabases.Kind.POSTGRES);
-        mariadb = TestDatabases.create(TestDatabases.Kind.MARIADB);
-        dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "batch-files");
-        var issuer = ZooKeeperLeaseIssuer.builder().connectString(zookeeper.getConnectString())
-                .operationTimeout(Duration.ofSeconds(15)).build();
-        postgres.store(GuardRule.STRICT).close(); // opening it migrates the schema
-        Vertx pgVertx = Vertx.vertx();
-        var pg = PgGuardedStore.open(pgVertx, new PgStoreOptions().database("test").schema(postgres.name).name(postgres.name)
-                .poolSize(4).connectTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(20)));
-        AutoCloseable closePgVertx = () -> pgVertx.close().await(10, TimeUnit.SECONDS);
-        var maria = mariadb.store(GuardRule.STRICT);
-        var files = FilesGuardedStore.open(dir, GuardRule.STRICT);
         AuthConfig auth = new AuthConfig(List.of(
                 new ApiKey("admin", ApiKeyHasher.sha256Hex(ADMIN_KEY), List.of("*"), List.of("*")),
                 new ApiKey("orders", ApiKeyHasher.sha256Hex(ORDERS_KEY), List.of("*"),
@@ -96,9 +69,7 @@ class WriteBatchesIT {
         GatewayOptions options = new GatewayOptions().auth(auth).maxBodyBytes(MAX_VALUE)
                 .keyShares(new KeyShares().requests(REQUESTS_PER_KEY));
         options.limits().maxBatchWrites(MAX_WRITES).maxBatchBytes(MAX_BYTES);
-        gw = new GatewayHarness(options, issuer,
-                List.of(StoreBinding.of("pg", pg), StoreBinding.of("maria", maria), StoreBinding.of("files", files)),
-                List.of(zookeeper, postgres, mariadb, issuer, closePgVertx, pg, maria, files));
+        gw = ThreeStores.gateway("batch-files", options);
         admin = gw.client(ADMIN_KEY);
     }
 
@@ -107,11 +78,6 @@ class WriteBatchesIT {
         if (gw != null) {
             gw.assertEventLoopNeverBlocked();
             gw.close();
-        }
-        if (dir != null) {
-            try (var walk = Files.walk(dir)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
         }
     }
 
