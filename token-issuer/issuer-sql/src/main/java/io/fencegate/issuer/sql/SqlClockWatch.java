@@ -105,6 +105,11 @@ final class SqlClockWatch {
         return 0;
     }
 
+    /** The highest generation of the offset this instance has read or written. */
+    synchronized long generation() {
+        return generation;
+    }
+
     /** The generation a move of the offset writes: above every one this instance has seen. */
     synchronized long nextGeneration() {
         return generation + 1;

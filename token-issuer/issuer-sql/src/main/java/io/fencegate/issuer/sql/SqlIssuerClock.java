@@ -70,6 +70,9 @@ final class SqlIssuerClock {
         long answered = watch.nanoTime();
         long correction = watch.observe(clockUs, generation, sent, answered);
         if (correction == 0 && rowKept) {
+            if (generation < watch.generation()) {
+                raise(c, offsetUs, generation, watch.generation());
+            }
             return clockUs;
         }
         if (correction != 0) {
@@ -95,6 +98,22 @@ final class SqlIssuerClock {
         }
         watch.moved(clockUs + correction, movedTo, sent, answered);
         return clockUs + correction;
+    }
+
+    /**
+     * A restore brought back the offset on course but with an older generation: puts back the one
+     * this instance knows, so that an instance started since, which knows only the restored one,
+     * takes the others' later moves for its course rather than judging them, and its own moves are
+     * taken by them. One compare-and-set; another instance may have raised or moved it first.
+     */
+    private void raise(Connection c, long offsetUs, long from, long to) throws SQLException {
+        try (PreparedStatement s = prepare(c, move)) {
+            s.setLong(1, offsetUs);
+            s.setLong(2, to);
+            s.setLong(3, offsetUs);
+            s.setLong(4, from);
+            s.executeUpdate();
+        }
     }
 
     /** Creates the offset row (offset 0) if it is missing: a new database, or a restore from before it existed. */
