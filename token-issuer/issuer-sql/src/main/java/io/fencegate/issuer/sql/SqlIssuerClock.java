@@ -18,9 +18,8 @@ import org.slf4j.LoggerFactory;
  * and an offset row may come back older with a restore. Each instance reads the clock with the
  * monotonic bracket around the reading ({@link SqlClockWatch}); when a reading is off its course it
  * moves the offset so that the issuer's clock runs on from where it was, for every instance at once.
- * The move is a compare-and-set on the offset and its generation (kept in the row's {@code free_us}):
- * of several instances that saw the same step, one moves it, and the others take the moved clock for
- * their course at their next reading ({@link SqlClockWatch}).
+ * The move is a compare-and-set on the offset it read: of several instances that saw the same step,
+ * one moves it, and the others find the clock on course at their next reading.
  */
 final class SqlIssuerClock {
 
@@ -36,11 +35,9 @@ final class SqlIssuerClock {
     SqlIssuerClock(SqlDialect dialect, int timeoutSeconds, SqlClockWatch watch) {
         this.watch = watch;
         this.timeoutSeconds = timeoutSeconds;
-        this.read = dialect.sql("SELECT NOW_US, (SELECT token FROM fencegate_lock_fence WHERE lock_key = CLOCK_KEY),"
-                + " (SELECT free_us FROM fencegate_lock_fence WHERE lock_key = CLOCK_KEY)");
-        this.insert = dialect.sql("INSERT INTO fencegate_lock_fence (lock_key, lock_name, token, free_us) VALUES (CLOCK_KEY, ?, ?, ?)");
-        this.move = dialect.sql("UPDATE fencegate_lock_fence SET token = ?, free_us = ?"
-                + " WHERE lock_key = CLOCK_KEY AND token = ? AND COALESCE(free_us, 0) = ?");
+        this.read = dialect.sql("SELECT NOW_US, (SELECT token FROM fencegate_lock_fence WHERE lock_key = CLOCK_KEY)");
+        this.insert = dialect.sql("INSERT INTO fencegate_lock_fence (lock_key, lock_name, token) VALUES (CLOCK_KEY, ?, ?)");
+        this.move = dialect.sql("UPDATE fencegate_lock_fence SET token = ? WHERE lock_key = CLOCK_KEY AND token = ?");
     }
 
     SqlClockWatch watch() {
@@ -58,21 +55,15 @@ final class SqlIssuerClock {
         long sent = watch.nanoTime();
         long clockUs;
         long offsetUs;
-        long generation;
         boolean rowKept;
         try (PreparedStatement s = prepare(c, read); ResultSet rs = s.executeQuery()) {
             rs.next();
             clockUs = rs.getLong(1);
             offsetUs = rs.getLong(2);
             rowKept = !rs.wasNull();
-            generation = rs.getLong(3);
         }
-        long answered = watch.nanoTime();
-        long correction = watch.observe(clockUs, generation, sent, answered);
+        long correction = watch.observe(clockUs, sent, watch.nanoTime());
         if (correction == 0 && rowKept) {
-            if (generation < watch.generation()) {
-                raise(c, offsetUs, generation, watch.generation());
-            }
             return clockUs;
         }
         if (correction != 0) {
@@ -80,52 +71,25 @@ final class SqlIssuerClock {
                     + " moving its offset so it runs on from where it was", offsetUs, correction < 0 ? "ahead" : "back",
                     Math.abs(correction) / 1000);
         }
-        long movedTo = watch.nextGeneration();
-        boolean moved;
         if (!rowKept) {
-            moved = insert(c, offsetUs + correction, movedTo);
-        } else {
-            try (PreparedStatement s = prepare(c, move)) {
-                s.setLong(1, offsetUs + correction);
-                s.setLong(2, movedTo);
-                s.setLong(3, offsetUs);
-                s.setLong(4, generation);
-                moved = s.executeUpdate() == 1;
-            }
+            return insert(c, offsetUs + correction) ? clockUs + correction : null;
         }
-        if (!moved) {
-            return null;
-        }
-        watch.moved(clockUs + correction, movedTo, sent, answered);
-        return clockUs + correction;
-    }
-
-    /**
-     * A restore brought back the offset on course but with an older generation: puts back the one
-     * this instance knows, so that an instance started since, which knows only the restored one,
-     * takes the others' later moves for its course rather than judging them, and its own moves are
-     * taken by them. One compare-and-set; another instance may have raised or moved it first.
-     */
-    private void raise(Connection c, long offsetUs, long from, long to) throws SQLException {
         try (PreparedStatement s = prepare(c, move)) {
-            s.setLong(1, offsetUs);
-            s.setLong(2, to);
-            s.setLong(3, offsetUs);
-            s.setLong(4, from);
-            s.executeUpdate();
+            s.setLong(1, offsetUs + correction);
+            s.setLong(2, offsetUs);
+            return s.executeUpdate() == 1 ? clockUs + correction : null;
         }
     }
 
     /** Creates the offset row (offset 0) if it is missing: a new database, or a restore from before it existed. */
     void ensure(Connection c) throws SQLException {
-        insert(c, 0, 0);
+        insert(c, 0);
     }
 
-    private boolean insert(Connection c, long offsetUs, long generation) throws SQLException {
+    private boolean insert(Connection c, long offsetUs) throws SQLException {
         try (PreparedStatement s = prepare(c, insert)) {
             s.setBytes(1, NAME);
             s.setLong(2, offsetUs);
-            s.setLong(3, generation);
             return s.executeUpdate() == 1;
         } catch (SQLException e) {
             if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
