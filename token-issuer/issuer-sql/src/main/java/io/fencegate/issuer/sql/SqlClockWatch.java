@@ -20,30 +20,33 @@ import java.util.function.LongSupplier;
  * older than it is (its holder's deadline ends first), and a token read a moment before may be ahead
  * of the corrected clock by at most the window, which the grant waits out.
  *
- * <p>A reading behind its course by less than {@link #TAKEN_BEHIND_US} is taken for the course,
- * not moved ahead. Instances share the offset but each keeps its own course, only as exact as the
- * readings that set it: two courses differ by seconds on a loaded host, and a correction puts the
- * clock at the earliest its window allows. Judged by another instance's course, that move looks
- * like a small step back; moving the clock ahead onto that course would end early every lease
- * granted since on the other course, and the other instance would move it back again, and so on
- * at every reading. A clock put back never ends a lease early (they last longer, and a lock whose
- * last token is above the clock is refused until the clock passes it), so the instances settle on
- * the course that is furthest back. A step back of the server's clock by less than that is taken
- * the same way. A step ahead is always moved back.
+ * <p>Instances share the offset but each keeps its own course, and two courses differ by the width of
+ * the readings that set them (seconds on a loaded host): a correction puts the clock at the earliest
+ * its window allows. Judged by another instance's course, such a move looks like a small step back;
+ * moving the clock ahead onto that course would end early every lease granted since on the other
+ * course, and the other instance would move it back again, at every reading. So a move of the
+ * offset carries a generation, one above the highest this instance has seen, and a reading of a
+ * higher generation than its own that is on course or less than {@link #TAKEN_BEHIND_US} behind it
+ * is taken for the course: putting a clock back ends no lease early, and a lock whose last token is
+ * above it is refused until it passes. Anything else is judged as a step, whoever moved it: a server
+ * step that landed with another instance's move, and a restore, which brings back an older
+ * generation, never a newer one (so a restored offset never puts the clock back, and no token lost
+ * with the restore comes again). A correction becomes this instance's course only once its move is
+ * made ({@link #moved}).
  *
  * <p>What it cannot see: a step smaller than the tolerance, and a step while this instance was not
  * running (a fresh instance has no reading before the step to compare with).
  */
 final class SqlClockWatch {
 
-    /** A reading this far outside the window counts as a step: far above NTP's slew between readings a second apart. */
-    static final long TOLERANCE_US = 250_000;
     /**
-     * A reading this far behind its course at most is taken for the course: far more than two
-     * instances' courses differ by (their readings' windows, each bounded by the statement timeout),
-     * far less than the steps back that must be moved ahead (an hour, a VM snapshot).
+     * Another instance's move this far behind the course at most is taken for it: far more than two
+     * courses differ by (their readings' windows, each bounded by the statement timeout), far less
+     * than the steps back a server's clock makes (an hour, a VM snapshot).
      */
     static final long TAKEN_BEHIND_US = 30_000_000;
+    /** A reading this far outside the window counts as a step: far above NTP's slew between readings a second apart. */
+    static final long TOLERANCE_US = 250_000;
     /** Monotonic time and a slewing wall clock drift apart by at most this many µs per second between readings (NTP's 500 ppm, doubled). */
     private static final long DRIFT_US_PER_S = 1_000;
 
@@ -61,6 +64,8 @@ final class SqlClockWatch {
 
     private final LongSupplier nanoClock;
     private Reading last;
+    /** The highest generation of the offset this instance has read or written. */
+    private long generation;
 
     SqlClockWatch() {
         this(System::nanoTime);
@@ -75,15 +80,18 @@ final class SqlClockWatch {
     }
 
     /**
-     * A reading of the issuer's clock taken between {@code sentNanos} and {@code answeredNanos}.
+     * A reading of the issuer's clock taken between {@code sentNanos} and {@code answeredNanos}, with
+     * the generation of the offset it read.
      *
      * @return the µs to add to the issuer's clock to put it back on course (negative after a step
-     *         ahead), 0 if it is on course
+     *         ahead), 0 if it is on course; a correction counts once {@link #moved} says it was made
      */
-    synchronized long observe(long clockUs, long sentNanos, long answeredNanos) {
+    synchronized long observe(long clockUs, long offsetGeneration, long sentNanos, long answeredNanos) {
+        Reading reading = new Reading(clockUs, sentNanos, answeredNanos);
         Reading previous = last;
         if (previous == null) {
-            last = new Reading(clockUs, sentNanos, answeredNanos);
+            last = reading;
+            generation = offsetGeneration;
             return 0;
         }
         // The bounds hold whatever the order: readings on several threads overlap, and each is
@@ -91,19 +99,45 @@ final class SqlClockWatch {
         long earliest = previous.clockUs + micros(sentNanos - previous.answeredNanos);
         long latest = previous.clockUs + micros(answeredNanos - previous.sentNanos);
         long slack = slackUs(answeredNanos - previous.sentNanos);
-        long correction = clockUs > latest + slack || clockUs < earliest - slack - TAKEN_BEHIND_US ? earliest - clockUs : 0;
-        Reading reading = new Reading(clockUs + correction, sentNanos, answeredNanos);
+        if (offsetGeneration > generation && clockUs <= latest + slack && clockUs >= earliest - slack - TAKEN_BEHIND_US) {
+            // Another instance moved the offset, at most a little behind this course: its clock is the course now.
+            last = reading;
+            generation = offsetGeneration;
+            return 0;
+        }
+        if (clockUs > latest + slack || clockUs < earliest - slack) {
+            return earliest - clockUs;
+        }
         // The reading judged against stays the one with the narrowest bracket: a correction puts the
         // clock at the earliest it may be, and from a reading whose answer took seconds (a stalled
         // link, a loaded host) that is seconds behind its course. Another instance would then see a
         // step back and move it ahead again, ending live leases early, and tokens granted on the
         // course before would come again above a restored lock's last token.
-        boolean takenBehind = correction == 0 && clockUs < earliest - slack;
-        if (correction != 0 || takenBehind || reading.windowNanos() <= Math.max(previous.windowNanos(), NARROW_NANOS)
+        if (reading.windowNanos() <= Math.max(previous.windowNanos(), NARROW_NANOS)
                 || answeredNanos - previous.answeredNanos > KEPT_AT_MOST_NANOS) {
             last = reading;
         }
-        return correction;
+        return 0;
+    }
+
+    /** The highest generation of the offset this instance has read or written. */
+    synchronized long generation() {
+        return generation;
+    }
+
+    /** The generation a move of the offset writes: above every one this instance has seen. */
+    synchronized long nextGeneration() {
+        return generation + 1;
+    }
+
+    /**
+     * The offset was moved, to generation {@code movedTo}, by the correction {@link #observe} answered
+     * for the reading taken between {@code sentNanos} and {@code answeredNanos}: the corrected clock
+     * {@code correctedUs} is this instance's course from now on.
+     */
+    synchronized void moved(long correctedUs, long movedTo, long sentNanos, long answeredNanos) {
+        last = new Reading(correctedUs, sentNanos, answeredNanos);
+        generation = Math.max(generation, movedTo);
     }
 
     /**

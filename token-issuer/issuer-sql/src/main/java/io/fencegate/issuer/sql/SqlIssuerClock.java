@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * and an offset row may come back older with a restore. Each instance reads the clock with the
  * monotonic bracket around the reading ({@link SqlClockWatch}); when a reading is off its course it
  * moves the offset so that the issuer's clock runs on from where it was, for every instance at once.
- * The move is a compare-and-set on the offset it read: of several instances that saw the same step,
- * one moves it, and the others find the clock on course at their next reading.
+ * The move is a compare-and-set on the offset and its generation (kept in the row's {@code free_us}):
+ * of several instances that saw the same step, one moves it, and the others take the moved clock for
+ * their course at their next reading ({@link SqlClockWatch}).
  */
 final class SqlIssuerClock {
 
@@ -35,9 +36,11 @@ final class SqlIssuerClock {
     SqlIssuerClock(SqlDialect dialect, int timeoutSeconds, SqlClockWatch watch) {
         this.watch = watch;
         this.timeoutSeconds = timeoutSeconds;
-        this.read = dialect.sql("SELECT NOW_US, (SELECT token FROM fencegate_lock_fence WHERE lock_key = CLOCK_KEY)");
-        this.insert = dialect.sql("INSERT INTO fencegate_lock_fence (lock_key, lock_name, token) VALUES (CLOCK_KEY, ?, ?)");
-        this.move = dialect.sql("UPDATE fencegate_lock_fence SET token = ? WHERE lock_key = CLOCK_KEY AND token = ?");
+        this.read = dialect.sql("SELECT NOW_US, (SELECT token FROM fencegate_lock_fence WHERE lock_key = CLOCK_KEY),"
+                + " (SELECT free_us FROM fencegate_lock_fence WHERE lock_key = CLOCK_KEY)");
+        this.insert = dialect.sql("INSERT INTO fencegate_lock_fence (lock_key, lock_name, token, free_us) VALUES (CLOCK_KEY, ?, ?, ?)");
+        this.move = dialect.sql("UPDATE fencegate_lock_fence SET token = ?, free_us = ?"
+                + " WHERE lock_key = CLOCK_KEY AND token = ? AND COALESCE(free_us, 0) = ?");
     }
 
     SqlClockWatch watch() {
@@ -55,15 +58,21 @@ final class SqlIssuerClock {
         long sent = watch.nanoTime();
         long clockUs;
         long offsetUs;
+        long generation;
         boolean rowKept;
         try (PreparedStatement s = prepare(c, read); ResultSet rs = s.executeQuery()) {
             rs.next();
             clockUs = rs.getLong(1);
             offsetUs = rs.getLong(2);
             rowKept = !rs.wasNull();
+            generation = rs.getLong(3);
         }
-        long correction = watch.observe(clockUs, sent, watch.nanoTime());
+        long answered = watch.nanoTime();
+        long correction = watch.observe(clockUs, generation, sent, answered);
         if (correction == 0 && rowKept) {
+            if (generation < watch.generation()) {
+                raise(c, offsetUs, generation, watch.generation());
+            }
             return clockUs;
         }
         if (correction != 0) {
@@ -71,25 +80,53 @@ final class SqlIssuerClock {
                     + " moving its offset so it runs on from where it was", offsetUs, correction < 0 ? "ahead" : "back",
                     Math.abs(correction) / 1000);
         }
+        // Above every generation seen, the one just read too: a move must never look older than the one it follows.
+        long movedTo = Math.max(watch.nextGeneration(), generation + 1);
+        boolean moved;
         if (!rowKept) {
-            return insert(c, offsetUs + correction) ? clockUs + correction : null;
+            moved = insert(c, offsetUs + correction, movedTo);
+        } else {
+            try (PreparedStatement s = prepare(c, move)) {
+                s.setLong(1, offsetUs + correction);
+                s.setLong(2, movedTo);
+                s.setLong(3, offsetUs);
+                s.setLong(4, generation);
+                moved = s.executeUpdate() == 1;
+            }
         }
+        if (!moved) {
+            return null;
+        }
+        watch.moved(clockUs + correction, movedTo, sent, answered);
+        return clockUs + correction;
+    }
+
+    /**
+     * A restore brought back the offset on course but with an older generation: puts back the one
+     * this instance knows, so that an instance started since, which knows only the restored one,
+     * takes the others' later moves for its course rather than judging them, and its own moves are
+     * taken by them. One compare-and-set; another instance may have raised or moved it first.
+     */
+    private void raise(Connection c, long offsetUs, long from, long to) throws SQLException {
         try (PreparedStatement s = prepare(c, move)) {
-            s.setLong(1, offsetUs + correction);
-            s.setLong(2, offsetUs);
-            return s.executeUpdate() == 1 ? clockUs + correction : null;
+            s.setLong(1, offsetUs);
+            s.setLong(2, to);
+            s.setLong(3, offsetUs);
+            s.setLong(4, from);
+            s.executeUpdate();
         }
     }
 
     /** Creates the offset row (offset 0) if it is missing: a new database, or a restore from before it existed. */
     void ensure(Connection c) throws SQLException {
-        insert(c, 0);
+        insert(c, 0, 0);
     }
 
-    private boolean insert(Connection c, long offsetUs) throws SQLException {
+    private boolean insert(Connection c, long offsetUs, long generation) throws SQLException {
         try (PreparedStatement s = prepare(c, insert)) {
             s.setBytes(1, NAME);
             s.setLong(2, offsetUs);
+            s.setLong(3, generation);
             return s.executeUpdate() == 1;
         } catch (SQLException e) {
             if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {

@@ -63,7 +63,62 @@ class SqlIssuerClockPeersIT {
         }
     }
 
-    /** The server's clock steps by {@code us}: the offset's value moves by {@code us}, as if NOW moved. */
+    @ParameterizedTest
+    @EnumSource(value = SqlTestDatabase.Kind.class, names = {"POSTGRES", "MARIADB"})
+    void aGatewayStartedAfterARestoreHasItsCorrectionTakenToo(SqlTestDatabase.Kind kind) throws Exception {
+        try (SqlTestDatabase db = SqlTestDatabase.create(kind)) {
+            try (LeaseIssuer migrated = db.issuer().build()) {
+                assertThat(migrated).isNotNull();
+            }
+            try (Connection c = db.connect()) {
+                SqlDialect dialect = SqlDialect.of(c);
+                WideOnce bNanos = new WideOnce();
+                SqlIssuerClock a = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
+                SqlIssuerClock b = new SqlIssuerClock(dialect, 10, new SqlClockWatch(bNanos));
+                a.ensure(c);
+                a.read(c);
+                b.read(c);
+                step(c, HOUR_US);
+                bNanos.nextSentEarlierBy(WIDE_NANOS);
+                assertThat(b.read(c)).isNotNull(); // B's move: generation 1
+                assertThat(a.read(c)).isNotNull();
+
+                // A restore brings back the offset as it is now, with the backup's generation (0). A reads
+                // it on course and raises the generation back; a gateway started since joins at it.
+                try (PreparedStatement s = c.prepareStatement(dialect.sql("UPDATE fencegate_lock_fence SET free_us = 0 WHERE lock_key = CLOCK_KEY"))) {
+                    s.executeUpdate();
+                }
+                assertThat(a.read(c)).isNotNull();
+                assertThat(generation(c)).as("the generation after A read the restored row").isEqualTo(1);
+                WideOnce cNanos = new WideOnce();
+                SqlIssuerClock fresh = new SqlIssuerClock(dialect, 10, new SqlClockWatch(cNanos));
+                assertThat(fresh.read(c)).isNotNull();
+
+                // The new gateway corrects the next step from a wide reading; A and B take its move.
+                step(c, HOUR_US);
+                cNanos.nextSentEarlierBy(WIDE_NANOS);
+                assertThat(fresh.read(c)).isNotNull();
+                long moved = offset(c);
+                for (int i = 0; i < 3; i++) {
+                    for (SqlIssuerClock clock : new SqlIssuerClock[] {a, b, fresh}) {
+                        assertThat(clock.read(c)).isNotNull();
+                        assertThat(offset(c)).as("the offset after round %d", i).isEqualTo(moved);
+                    }
+                }
+            }
+        }
+    }
+
+    private static long generation(Connection c) throws SQLException {
+        SqlDialect dialect = SqlDialect.of(c);
+        try (PreparedStatement s = c.prepareStatement(dialect.sql("SELECT free_us FROM fencegate_lock_fence WHERE lock_key = CLOCK_KEY"));
+             ResultSet rs = s.executeQuery()) {
+            assertThat(rs.next()).isTrue();
+            return rs.getLong(1);
+        }
+    }
+
+    /** The server's clock steps by {@code us}: the offset's value moves by {@code -us} with its generation kept, as if NOW moved. */
     private static void step(Connection c, long us) throws SQLException {
         SqlDialect dialect = SqlDialect.of(c);
         try (PreparedStatement s = c.prepareStatement(dialect.sql("UPDATE fencegate_lock_fence SET token = token + ? WHERE lock_key = CLOCK_KEY"))) {
