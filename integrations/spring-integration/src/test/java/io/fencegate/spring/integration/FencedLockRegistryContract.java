@@ -220,10 +220,11 @@ abstract class FencedLockRegistryContract {
 
     @Test
     void renewKeepsALeaseWithoutKeepAlivePastItsTtl() throws Exception {
-        FencedLockRegistry registry = registryWithoutKeepAlive(issuerA, Duration.ofMillis(800));
+        // A renew every 300 ms keeps a 1.5 s lease with room for a slow renew and tryLock on a loaded machine.
+        FencedLockRegistry registry = registryWithoutKeepAlive(issuerA, Duration.ofMillis(1_500));
         FencedLock lock = registry.obtain(key);
         lock.lock();
-        for (int i = 0; i < 6; i++) { // 1.8 s, more than twice the ttl
+        for (int i = 0; i < 11; i++) { // 3.3 s, more than twice the ttl
             Thread.sleep(300);
             registry.renewLock(key);
             assertThat(registry(issuerB).obtain(key).tryLock()).isFalse();
