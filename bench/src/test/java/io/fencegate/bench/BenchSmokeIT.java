@@ -65,9 +65,9 @@ class BenchSmokeIT {
                 "MultiLock of 2 ≥ 1.0× two single acquires in sequence, SQL on MariaDB, c=16",
                 "Python client ≥ 0.8× a plain http.client loop", "Node client ≥ 0.8× a plain fetch loop",
                 "Read lease: ZooKeeper issuer ≥ 1.0× Curator InterProcessReadWriteLock's read lock, one lock, c=16",
-                "Permit: Redis issuer ≥ 1.0× Redisson RSemaphore, c=1", ReadWriteLeases.CURATOR_SEMAPHORE);
+                "Permit: Redis issuer ≥ 1.0× Redisson RSemaphore, c=1", ReadWriteLeases.CURATOR_SEMAPHORE, GatewayWrites.BATCHES);
         try (var charts = Files.list(dir.resolve("benchmarks"))) {
-            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(14);
+            assertThat(charts.filter(p -> p.toString().endsWith(".svg")).count()).isEqualTo(15);
         }
         assertThat(Profile.SMOKE.measure()).isLessThan(Duration.ofSeconds(1));
     }
