@@ -45,7 +45,7 @@ public final class GuardInputs {
         return operation.apply(checked);
     }
 
-    /** Throws {@link IllegalArgumentException} if a key appears twice in {@code ops} ({@link GuardedStore#writeAll}). */
+    /** Throws {@link IllegalArgumentException} if a key appears twice in {@code ops} ({@link io.fencegate.store.GuardedStore#writeAll}). */
     public static void requireDistinctKeys(List<GuardedOp> ops) {
         Set<String> keys = new HashSet<>(ops.size() * 2);
         for (GuardedOp op : ops) {
@@ -56,7 +56,7 @@ public final class GuardInputs {
     }
 
     /**
-     * {@link GuardedStore#writeAll} for a store that queues its writes: {@code check} each op (its
+     * {@link io.fencegate.store.GuardedStore#writeAll} for a store that queues its writes: {@code check} each op (its
      * stage fails with the refusal), hand the rest to {@code operation} at once, and answer in
      * {@code ops}' order.
      */
