@@ -109,6 +109,37 @@ class SqlIssuerClockPeersIT {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(value = SqlTestDatabase.Kind.class, names = {"POSTGRES", "MARIADB"})
+    void aServerStepThatLandsWithAnotherInstancesMoveIsStillCorrected(SqlTestDatabase.Kind kind) throws Exception {
+        try (SqlTestDatabase db = SqlTestDatabase.create(kind)) {
+            try (LeaseIssuer migrated = db.issuer().build()) {
+                assertThat(migrated).isNotNull();
+            }
+            try (Connection c = db.connect()) {
+                SqlDialect dialect = SqlDialect.of(c);
+                SqlIssuerClock a = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
+                SqlIssuerClock b = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
+                a.ensure(c);
+                a.read(c);
+                b.read(c);
+                step(c, HOUR_US);
+                assertThat(b.read(c)).isNotNull(); // B's move: a generation A has not seen yet
+                long course = b.read(c);
+
+                // Before A reads again, the server's clock steps an hour back. A reads B's newer generation and a
+                // clock an hour behind its course: taking that for the course would put the issuer's clock an hour
+                // back, and every token of the last hour would come again.
+                step(c, -HOUR_US);
+                Long afterStep = a.read(c);
+                assertThat(afterStep).as("A's reading after the step back").isNotNull();
+                assertThat(afterStep).as("the issuer's clock after a step that landed with a move").isGreaterThanOrEqualTo(course);
+                Long bAfter = b.read(c);
+                assertThat(bAfter).isNotNull().isGreaterThanOrEqualTo(afterStep);
+            }
+        }
+    }
+
     private static long generation(Connection c) throws SQLException {
         SqlDialect dialect = SqlDialect.of(c);
         try (PreparedStatement s = c.prepareStatement(dialect.sql("SELECT free_us FROM fencegate_lock_fence WHERE lock_key = CLOCK_KEY"));
