@@ -181,8 +181,9 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
             String on = section.equals(SqlLeases.POSTGRES) ? "PostgreSQL" : "MariaDB";
             for (int c : new int[] {1, 16}) {
                 Scenario s = find(section, SqlLeases.UNCONTENDED, c);
-                for (String shape : List.of(SqlLeases.BLOCKING, SqlLeases.ASYNC)) {
-                    String how = shape.equals(SqlLeases.BLOCKING) ? "blocking" : "async";
+                for (String shape : List.of(SqlLeases.BLOCKING, SqlLeases.APP_POOL, SqlLeases.ASYNC)) {
+                    String how = shape.equals(SqlLeases.BLOCKING) ? "blocking"
+                            : shape.equals(SqlLeases.APP_POOL) ? "blocking, the application's pool" : "async";
                     target(rows, "SQL issuer (" + how + ") ≥ 1.5× ShedLock JDBC, " + on + ", c=" + c, 1.5, s, shape, SqlLeases.SHEDLOCK);
                     target(rows, "SQL issuer (" + how + ") ≥ 1.5× Spring Integration JdbcLockRegistry, " + on + ", c=" + c, 1.5, s,
                             shape, SqlLeases.REGISTRY);

@@ -39,8 +39,9 @@ final class SqlLeases implements AutoCloseable {
     static final String UNCONTENDED = "uncontended (a lock per worker)";
     static final String HAND_OFF = "hand-off on one lock (release → the other instance's waiter granted)";
     static final String BLOCKING = "fencegate SqlLeaseIssuer (blocking threads)";
+    static final String APP_POOL = "fencegate SqlLeaseIssuer on the application's pool (blocking threads)";
     static final String ASYNC = "fencegate SqlLeaseIssuer (async, in flight)";
-    static final String SHEDLOCK = "ShedLock JdbcTemplateLockProvider";
+    static final String SHEDLOCK = "ShedLock JdbcTemplateLockProvider (usingDbTime)";
     static final String REGISTRY = "Spring Integration JdbcLockRegistry";
     static final String FLOOR = "floor: two bare statements";
     static final String NOTIFY = "fencegate SqlLeaseIssuer, LISTEN/NOTIFY";
@@ -84,7 +85,7 @@ final class SqlLeases implements AutoCloseable {
         List<Scenario> scenarios = new ArrayList<>();
         for (int c : new int[] {1, 16}) {
             scenarios.add(new Scenario(section, UNCONTENDED, "acquire+release", c,
-                    List.of(blocking(), async(), shedLock(), registry(), floor())));
+                    List.of(blocking(), onApplicationPool(), async(), shedLock(), registry(), floor())));
         }
         if (database == Database.POSTGRES) {
             // One hand-off at a time: small pools, so the four instances hold few of the server's connections.
@@ -113,6 +114,27 @@ final class SqlLeases implements AutoCloseable {
         });
     }
 
+    /**
+     * The issuer as a Spring application builds it: on the application's own Hikari pool
+     * ({@code dataSource(...)}), not on a pool the issuer opens from a JDBC URL.
+     */
+    private LockContender onApplicationPool() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user());
+        config.setMaximumPoolSize(POOL);
+        HikariDataSource applicationPool = new HikariDataSource(config);
+        SqlLeaseIssuer onPool = SqlLeaseIssuer.builder().dataSource(applicationPool).build();
+        owned.add(onPool);
+        owned.add(applicationPool);
+        return new LockContender(APP_POOL, false, lock -> {
+            Lease lease = ZooKeeperLeases.acquired(onPool, lock);
+            if (!onPool.release(lease.leaseId()).toCompletableFuture().get(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("lease on " + lock + " was gone at release");
+            }
+        });
+    }
+
     private AsyncContender async() {
         return new AsyncContender(ASYNC) {
             @Override
@@ -125,8 +147,9 @@ final class SqlLeases implements AutoCloseable {
     }
 
     private LockContender shedLock() {
+        // usingDbTime(): the database's clock for lock_until, as ShedLock's README advises for several hosts.
         JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-                .withJdbcTemplate(new JdbcTemplate(pool)).build());
+                .withJdbcTemplate(new JdbcTemplate(pool)).usingDbTime().build());
         return new LockContender(SHEDLOCK, false, lock -> {
             // ShedLock's own clock (milliseconds), as its executor takes it: a finer createdAt would outlast the unlock.
             SimpleLock held = provider.lock(new LockConfiguration(ClockProvider.now(), lock, TTL, Duration.ZERO))

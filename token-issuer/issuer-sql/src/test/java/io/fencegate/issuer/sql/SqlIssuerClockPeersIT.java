@@ -29,113 +29,111 @@ class SqlIssuerClockPeersIT {
     @ParameterizedTest
     @EnumSource(value = SqlTestDatabase.Kind.class, names = {"POSTGRES", "MARIADB"})
     void anotherInstancesCorrectionIsNeverCorrectedBack(SqlTestDatabase.Kind kind) throws Exception {
-        try (SqlTestDatabase db = SqlTestDatabase.create(kind)) {
-            // The issuer's tables, migrated by an issuer as a gateway would.
-            try (LeaseIssuer migrated = db.issuer().build()) {
-                assertThat(migrated).isNotNull();
-            }
-            try (Connection c = db.connect()) {
-                SqlDialect dialect = SqlDialect.of(c);
-                WideOnce bNanos = new WideOnce();
-                SqlIssuerClock a = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
-                SqlIssuerClock b = new SqlIssuerClock(dialect, 10, new SqlClockWatch(bNanos));
-                a.ensure(c);
-                assertThat(a.read(c)).isNotNull();
-                assertThat(b.read(c)).isNotNull();
+        onOneDatabase(kind, (c, dialect) -> {
+            WideOnce bNanos = new WideOnce();
+            SqlIssuerClock a = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
+            SqlIssuerClock b = new SqlIssuerClock(dialect, 10, new SqlClockWatch(bNanos));
+            a.ensure(c);
+            assertThat(a.read(c)).isNotNull();
+            assertThat(b.read(c)).isNotNull();
 
-                // The server's clock steps an hour ahead; B sees it first, on a reading whose answer took
-                // 3 s, and moves the clock to the earliest that window allows: up to 3 s behind A's course.
-                step(c, HOUR_US);
-                bNanos.nextSentEarlierBy(WIDE_NANOS);
-                Long afterB = b.read(c);
-                assertThat(afterB).isNotNull();
-                long moved = offset(c);
-                assertThat(moved).as("B moved the offset back by the hour").isLessThan(HOUR_US / 2);
+            // The server's clock steps an hour ahead; B sees it first, on a reading whose answer took
+            // 3 s, and moves the clock to the earliest that window allows: up to 3 s behind A's course.
+            step(c, HOUR_US);
+            bNanos.nextSentEarlierBy(WIDE_NANOS);
+            Long afterB = b.read(c);
+            assertThat(afterB).isNotNull();
+            long moved = offset(c);
+            assertThat(moved).as("B moved the offset back by the hour").isLessThan(HOUR_US / 2);
 
-                // From now on neither moves it again, whoever reads.
-                for (int i = 0; i < 5; i++) {
-                    for (SqlIssuerClock clock : new SqlIssuerClock[] {a, b}) {
-                        assertThat(clock.read(c)).isNotNull();
-                        assertThat(offset(c)).as("the offset after round %d", i).isEqualTo(moved);
-                    }
+            // From now on neither moves it again, whoever reads.
+            for (int i = 0; i < 5; i++) {
+                for (SqlIssuerClock clock : new SqlIssuerClock[] {a, b}) {
+                    assertThat(clock.read(c)).isNotNull();
+                    assertThat(offset(c)).as("the offset after round %d", i).isEqualTo(moved);
                 }
             }
-        }
+        });
     }
 
     @ParameterizedTest
     @EnumSource(value = SqlTestDatabase.Kind.class, names = {"POSTGRES", "MARIADB"})
     void aGatewayStartedAfterARestoreHasItsCorrectionTakenToo(SqlTestDatabase.Kind kind) throws Exception {
-        try (SqlTestDatabase db = SqlTestDatabase.create(kind)) {
-            try (LeaseIssuer migrated = db.issuer().build()) {
-                assertThat(migrated).isNotNull();
+        onOneDatabase(kind, (c, dialect) -> {
+            WideOnce bNanos = new WideOnce();
+            SqlIssuerClock a = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
+            SqlIssuerClock b = new SqlIssuerClock(dialect, 10, new SqlClockWatch(bNanos));
+            a.ensure(c);
+            a.read(c);
+            b.read(c);
+            step(c, HOUR_US);
+            bNanos.nextSentEarlierBy(WIDE_NANOS);
+            assertThat(b.read(c)).isNotNull(); // B's move: generation 1
+            assertThat(a.read(c)).isNotNull();
+
+            // A restore brings back the offset as it is now, with the backup's generation (0). A reads
+            // it on course and raises the generation back; a gateway started since joins at it.
+            try (PreparedStatement s = c.prepareStatement(dialect.sql("UPDATE fencegate_lock_fence SET free_us = 0 WHERE lock_key = CLOCK_KEY"))) {
+                s.executeUpdate();
             }
-            try (Connection c = db.connect()) {
-                SqlDialect dialect = SqlDialect.of(c);
-                WideOnce bNanos = new WideOnce();
-                SqlIssuerClock a = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
-                SqlIssuerClock b = new SqlIssuerClock(dialect, 10, new SqlClockWatch(bNanos));
-                a.ensure(c);
-                a.read(c);
-                b.read(c);
-                step(c, HOUR_US);
-                bNanos.nextSentEarlierBy(WIDE_NANOS);
-                assertThat(b.read(c)).isNotNull(); // B's move: generation 1
-                assertThat(a.read(c)).isNotNull();
+            assertThat(a.read(c)).isNotNull();
+            assertThat(generation(c)).as("the generation after A read the restored row").isEqualTo(1);
+            WideOnce cNanos = new WideOnce();
+            SqlIssuerClock fresh = new SqlIssuerClock(dialect, 10, new SqlClockWatch(cNanos));
+            assertThat(fresh.read(c)).isNotNull();
 
-                // A restore brings back the offset as it is now, with the backup's generation (0). A reads
-                // it on course and raises the generation back; a gateway started since joins at it.
-                try (PreparedStatement s = c.prepareStatement(dialect.sql("UPDATE fencegate_lock_fence SET free_us = 0 WHERE lock_key = CLOCK_KEY"))) {
-                    s.executeUpdate();
-                }
-                assertThat(a.read(c)).isNotNull();
-                assertThat(generation(c)).as("the generation after A read the restored row").isEqualTo(1);
-                WideOnce cNanos = new WideOnce();
-                SqlIssuerClock fresh = new SqlIssuerClock(dialect, 10, new SqlClockWatch(cNanos));
-                assertThat(fresh.read(c)).isNotNull();
-
-                // The new gateway corrects the next step from a wide reading; A and B take its move.
-                step(c, HOUR_US);
-                cNanos.nextSentEarlierBy(WIDE_NANOS);
-                assertThat(fresh.read(c)).isNotNull();
-                long moved = offset(c);
-                for (int i = 0; i < 3; i++) {
-                    for (SqlIssuerClock clock : new SqlIssuerClock[] {a, b, fresh}) {
-                        assertThat(clock.read(c)).isNotNull();
-                        assertThat(offset(c)).as("the offset after round %d", i).isEqualTo(moved);
-                    }
+            // The new gateway corrects the next step from a wide reading; A and B take its move.
+            step(c, HOUR_US);
+            cNanos.nextSentEarlierBy(WIDE_NANOS);
+            assertThat(fresh.read(c)).isNotNull();
+            long moved = offset(c);
+            for (int i = 0; i < 3; i++) {
+                for (SqlIssuerClock clock : new SqlIssuerClock[] {a, b, fresh}) {
+                    assertThat(clock.read(c)).isNotNull();
+                    assertThat(offset(c)).as("the offset after round %d", i).isEqualTo(moved);
                 }
             }
-        }
+        });
     }
 
     @ParameterizedTest
     @EnumSource(value = SqlTestDatabase.Kind.class, names = {"POSTGRES", "MARIADB"})
     void aServerStepThatLandsWithAnotherInstancesMoveIsStillCorrected(SqlTestDatabase.Kind kind) throws Exception {
+        onOneDatabase(kind, (c, dialect) -> {
+            SqlIssuerClock a = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
+            SqlIssuerClock b = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
+            a.ensure(c);
+            a.read(c);
+            b.read(c);
+            step(c, HOUR_US);
+            assertThat(b.read(c)).isNotNull(); // B's move: a generation A has not seen yet
+            long course = b.read(c);
+
+            // Before A reads again, the server's clock steps an hour back. A reads B's newer generation and a
+            // clock an hour behind its course: taking that for the course would put the issuer's clock an hour
+            // back, and every token of the last hour would come again.
+            step(c, -HOUR_US);
+            Long afterStep = a.read(c);
+            assertThat(afterStep).as("A's reading after the step back").isNotNull();
+            assertThat(afterStep).as("the issuer's clock after a step that landed with a move").isGreaterThanOrEqualTo(course);
+            Long bAfter = b.read(c);
+            assertThat(bAfter).isNotNull().isGreaterThanOrEqualTo(afterStep);
+        });
+    }
+
+    /** What a case does with one connection to a database whose issuer tables a gateway's issuer migrated. */
+    @FunctionalInterface
+    private interface OnOneDatabase {
+        void run(Connection c, SqlDialect dialect) throws Exception;
+    }
+
+    private static void onOneDatabase(SqlTestDatabase.Kind kind, OnOneDatabase body) throws Exception {
         try (SqlTestDatabase db = SqlTestDatabase.create(kind)) {
             try (LeaseIssuer migrated = db.issuer().build()) {
                 assertThat(migrated).isNotNull();
             }
             try (Connection c = db.connect()) {
-                SqlDialect dialect = SqlDialect.of(c);
-                SqlIssuerClock a = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
-                SqlIssuerClock b = new SqlIssuerClock(dialect, 10, new SqlClockWatch());
-                a.ensure(c);
-                a.read(c);
-                b.read(c);
-                step(c, HOUR_US);
-                assertThat(b.read(c)).isNotNull(); // B's move: a generation A has not seen yet
-                long course = b.read(c);
-
-                // Before A reads again, the server's clock steps an hour back. A reads B's newer generation and a
-                // clock an hour behind its course: taking that for the course would put the issuer's clock an hour
-                // back, and every token of the last hour would come again.
-                step(c, -HOUR_US);
-                Long afterStep = a.read(c);
-                assertThat(afterStep).as("A's reading after the step back").isNotNull();
-                assertThat(afterStep).as("the issuer's clock after a step that landed with a move").isGreaterThanOrEqualTo(course);
-                Long bAfter = b.read(c);
-                assertThat(bAfter).isNotNull().isGreaterThanOrEqualTo(afterStep);
+                body.run(c, SqlDialect.of(c));
             }
         }
     }
