@@ -181,15 +181,18 @@ record Report(Profile profile, List<Scenario> scenarios, Map<String, String> mac
             String on = section.equals(SqlLeases.POSTGRES) ? "PostgreSQL" : "MariaDB";
             for (int c : new int[] {1, 16}) {
                 Scenario s = find(section, SqlLeases.UNCONTENDED, c);
-                for (String shape : List.of(SqlLeases.BLOCKING, SqlLeases.APP_POOL, SqlLeases.ASYNC)) {
-                    String how = shape.equals(SqlLeases.BLOCKING) ? "blocking"
-                            : shape.equals(SqlLeases.APP_POOL) ? "blocking, the application's pool" : "async";
+                for (String shape : List.of(SqlLeases.BLOCKING, SqlLeases.ASYNC)) {
+                    String how = shape.equals(SqlLeases.BLOCKING) ? "blocking" : "async";
                     target(rows, "SQL issuer (" + how + ") ≥ 1.5× ShedLock JDBC, " + on + ", c=" + c, 1.5, s, shape, SqlLeases.SHEDLOCK);
                     target(rows, "SQL issuer (" + how + ") ≥ 1.5× Spring Integration JdbcLockRegistry, " + on + ", c=" + c, 1.5, s,
                             shape, SqlLeases.REGISTRY);
                     target(rows, "SQL issuer (" + how + ") ≥ 0.8× two bare statements, " + on + ", c=" + c, 0.8, s, shape,
                             SqlLeases.FLOOR);
                 }
+                target(rows, "(no target) SQL issuer, blocking callers running their own calls ÷ each call handed to the issuer's threads, "
+                        + on + ", c=" + c, Double.NaN, s, SqlLeases.BLOCKING, SqlLeases.HANDED_OFF);
+                target(rows, "(no target) SQL issuer on the application's pool (blocking) ÷ ShedLock JDBC, " + on + ", c=" + c,
+                        Double.NaN, s, SqlLeases.APP_POOL, SqlLeases.SHEDLOCK);
             }
         }
         Scenario handOff = find(SqlLeases.POSTGRES, SqlLeases.HAND_OFF, 1);

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
@@ -39,6 +40,7 @@ final class SqlLeases implements AutoCloseable {
     static final String UNCONTENDED = "uncontended (a lock per worker)";
     static final String HAND_OFF = "hand-off on one lock (release → the other instance's waiter granted)";
     static final String BLOCKING = "fencegate SqlLeaseIssuer (blocking threads)";
+    static final String HANDED_OFF = "fencegate SqlLeaseIssuer (blocking threads, each call handed to the issuer's threads)";
     static final String APP_POOL = "fencegate SqlLeaseIssuer on the application's pool (blocking threads)";
     static final String ASYNC = "fencegate SqlLeaseIssuer (async, in flight)";
     static final String SHEDLOCK = "ShedLock JdbcTemplateLockProvider (usingDbTime)";
@@ -85,7 +87,7 @@ final class SqlLeases implements AutoCloseable {
         List<Scenario> scenarios = new ArrayList<>();
         for (int c : new int[] {1, 16}) {
             scenarios.add(new Scenario(section, UNCONTENDED, "acquire+release", c,
-                    List.of(blocking(), onApplicationPool(), async(), shedLock(), registry(), floor())));
+                    List.of(blocking(), handedOff(), onApplicationPool(), async(), shedLock(), registry(), floor())));
         }
         if (database == Database.POSTGRES) {
             // One hand-off at a time: small pools, so the four instances hold few of the server's connections.
@@ -112,6 +114,33 @@ final class SqlLeases implements AutoCloseable {
                 throw new IllegalStateException("lease on " + lock + " was gone at release");
             }
         });
+    }
+
+    /**
+     * Blocking callers that never run a call themselves: each waits on a future of its own that the
+     * issuer's thread completes, as every blocking caller did before callers ran their own calls.
+     * The same run's cost of the two thread hand-offs a call.
+     */
+    private LockContender handedOff() {
+        return new LockContender(HANDED_OFF, false, lock -> {
+            Lease lease = onIssuersThread(issuer.acquire(lock, TTL, Duration.ofSeconds(60))).orElseThrow(
+                    () -> new IllegalStateException("no lease on " + lock));
+            if (!onIssuersThread(issuer.release(lease.leaseId()))) {
+                throw new IllegalStateException("lease on " + lock + " was gone at release");
+            }
+        });
+    }
+
+    private static <T> T onIssuersThread(CompletionStage<T> call) throws Exception {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        call.whenComplete((value, error) -> {
+            if (error != null) {
+                answer.completeExceptionally(error);
+            } else {
+                answer.complete(value);
+            }
+        });
+        return answer.get(120, TimeUnit.SECONDS);
     }
 
     /**

@@ -123,6 +123,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
     private final ReadLeaseTables reads;
     private final PermitTables permits;
     private final ExecutorService jdbc;
+    private final CallerRuns callerRuns;
     private final ScheduledThreadPoolExecutor scheduler;
     private final SqlReleaseNotifications notifications;
     private final SqlExpiryWatch expiries;
@@ -159,6 +160,9 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
         tables.readClock(); // the first reading every later one is checked against
         this.jdbc = new ThreadPoolExecutor(b.threads(), b.threads(), 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 DaemonThreads.named("fencegate-sql-issuer"));
+        // A blocking caller runs its own call if it waits at least a connection's and a statement's
+        // timeout: the call is then bounded by the issuer's timeouts, about as long as the caller waits.
+        this.callerRuns = new CallerRuns(jdbc, b.threads(), b.connectTimeout().plus(b.statementTimeout()).toNanos());
         this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("fencegate-sql-issuer-timer"));
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -402,9 +406,9 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
     }
 
     private <T> CompletableFuture<T> supply(JdbcCall<T> call) {
-        CompletableFuture<T> result = new CompletableFuture<>();
+        CallerRuns.Answer<T> result = callerRuns.answer();
         try {
-            jdbc.execute(() -> {
+            callerRuns.submit(result, () -> {
                 try {
                     result.complete(call.run());
                 } catch (Exception e) {
@@ -495,7 +499,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
         final long deadlineNanos;
         final boolean waits;
         final String secret = LeaseIdFormat.newSecret();
-        final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+        final CallerRuns.Answer<Optional<Lease>> result = callerRuns.answer();
         final AtomicBoolean inFlight = new AtomicBoolean();
         volatile boolean wokenWhileInFlight;
         volatile long waiterId;
@@ -543,7 +547,7 @@ public final class SqlLeaseIssuer extends AbstractLeaseIssuer<SqlLeaseIssuer.Id>
             }
             wokenWhileInFlight = false;
             try {
-                jdbc.execute(this::attempt);
+                callerRuns.submit(result, this::attempt);
             } catch (RejectedExecutionException e) {
                 inFlight.set(false);
                 fail(closedError());

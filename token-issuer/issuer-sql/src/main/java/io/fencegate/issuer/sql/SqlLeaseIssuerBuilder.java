@@ -290,6 +290,10 @@ public final class SqlLeaseIssuerBuilder {
         return statementTimeout;
     }
 
+    Duration connectTimeout() {
+        return connectTimeout;
+    }
+
     Duration durabilityCheckEvery() {
         return durabilityCheckEvery;
     }
