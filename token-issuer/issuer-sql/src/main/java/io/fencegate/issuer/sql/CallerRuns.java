@@ -99,8 +99,14 @@ final class CallerRuns {
             return super.join();
         }
 
-        /** Runs the pending call, and any the call hands on at once (a retry), while a slot is free. */
+        /**
+         * Runs the pending call, and any the call hands on at once (a retry), while a slot is free. An
+         * interrupted caller runs nothing: it is answered by its interrupt, as before it waited.
+         */
         private void help() {
+            if (Thread.currentThread().isInterrupted()) {
+                return;
+            }
             for (Runnable call = pending.get(); call != null && !isDone(); call = pending.get()) {
                 if (!runs.slots.tryAcquire()) {
                     return;

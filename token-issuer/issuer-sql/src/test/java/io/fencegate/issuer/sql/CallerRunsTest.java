@@ -103,6 +103,27 @@ class CallerRunsTest {
     }
 
     @Test
+    void anInterruptedCallerRunsNothingAndIsAnsweredByItsInterrupt() {
+        Held threads = new Held();
+        CallerRuns runs = new CallerRuns(threads, 2, HELP_AT_LEAST);
+        CallerRuns.Answer<String> answer = runs.answer();
+        AtomicInteger ran = new AtomicInteger();
+        runs.submit(answer, () -> {
+            ran.incrementAndGet();
+            answer.complete("granted");
+        });
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(answer::get).isInstanceOf(InterruptedException.class);
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(ran).hasValue(0);
+        threads.runAll();
+        assertThat(answer.join()).isEqualTo("granted");
+    }
+
+    @Test
     void aCallRefusedByAClosedIssuerIsRunByNobody() {
         CallerRuns runs = new CallerRuns(task -> {
             throw new RejectedExecutionException("closed");
