@@ -115,7 +115,9 @@ class SqlIssuerClockPeersIT {
             step(c, -HOUR_US);
             Long afterStep = a.read(c);
             assertThat(afterStep).as("A's reading after the step back").isNotNull();
-            assertThat(afterStep).as("the issuer's clock after a step that landed with a move").isGreaterThanOrEqualTo(course);
+            // A correction puts the clock at the earliest its window allows: a little behind B's reading at most, never an hour.
+            assertThat(afterStep).as("the issuer's clock after a step that landed with a move")
+                    .isGreaterThanOrEqualTo(course - SqlClockWatch.TOLERANCE_US);
             Long bAfter = b.read(c);
             assertThat(bAfter).isNotNull().isGreaterThanOrEqualTo(afterStep);
         });
