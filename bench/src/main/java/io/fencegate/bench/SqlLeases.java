@@ -69,11 +69,7 @@ final class SqlLeases implements AutoCloseable {
             admin("CREATE DATABASE " + name);
             url = "jdbc:mariadb://127.0.0.1:3306/" + name;
         }
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setUsername(user());
-        config.setMaximumPoolSize(POOL);
-        pool = new HikariDataSource(config);
+        pool = newPool();
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             for (String sql : tables()) {
                 s.execute(sql);
@@ -108,9 +104,14 @@ final class SqlLeases implements AutoCloseable {
     }
 
     private LockContender blocking() {
-        return new LockContender(BLOCKING, false, lock -> {
-            Lease lease = ZooKeeperLeases.acquired(issuer, lock);
-            if (!issuer.release(lease.leaseId()).toCompletableFuture().get(60, TimeUnit.SECONDS)) {
+        return blockingOn(BLOCKING, issuer);
+    }
+
+    /** Blocking threads, each acquiring and releasing its lock on {@code on} and waiting for the answers. */
+    private static LockContender blockingOn(String name, SqlLeaseIssuer on) {
+        return new LockContender(name, false, lock -> {
+            Lease lease = ZooKeeperLeases.acquired(on, lock);
+            if (!on.release(lease.leaseId()).toCompletableFuture().get(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("lease on " + lock + " was gone at release");
             }
         });
@@ -148,20 +149,20 @@ final class SqlLeases implements AutoCloseable {
      * ({@code dataSource(...)}), not on a pool the issuer opens from a JDBC URL.
      */
     private LockContender onApplicationPool() {
+        HikariDataSource applicationPool = newPool();
+        SqlLeaseIssuer onPool = SqlLeaseIssuer.builder().dataSource(applicationPool).build();
+        owned.add(onPool);
+        owned.add(applicationPool);
+        return blockingOn(APP_POOL, onPool);
+    }
+
+    /** A pool of {@link #POOL} connections to the run's schema or database, as an application has. */
+    private HikariDataSource newPool() {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(user());
         config.setMaximumPoolSize(POOL);
-        HikariDataSource applicationPool = new HikariDataSource(config);
-        SqlLeaseIssuer onPool = SqlLeaseIssuer.builder().dataSource(applicationPool).build();
-        owned.add(onPool);
-        owned.add(applicationPool);
-        return new LockContender(APP_POOL, false, lock -> {
-            Lease lease = ZooKeeperLeases.acquired(onPool, lock);
-            if (!onPool.release(lease.leaseId()).toCompletableFuture().get(60, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("lease on " + lock + " was gone at release");
-            }
-        });
+        return new HikariDataSource(config);
     }
 
     private AsyncContender async() {
