@@ -45,7 +45,7 @@ final class Notes {
               | raw Curator create+delete | 2 | 2 write transactions (1 op each) |
               | Curator InterProcessMutex | 3 | 2 write transactions and a getChildren |
               | Hazelcast FencedLock (3 CP members) | 2 invocations | 2 Raft entries, replicated to 2 followers, in memory (no disk) |
-              | fencegate Redis | 2 | 14 commands: 2 `EVALSHA`; acquire `MGET` (lock, counter, ceiling, delay, run), `INFO replication`, `INCR`, `SET` lock, `ZADD` listing, `ZADD`+`ZCARD`+`PEXPIRE` grant log (its member names the holder); release `MGET`, `DEL`, `SET` released-marker, `ZREM` |
+              | fencegate Redis | 2 | 15 commands: 2 `EVALSHA`; acquire `MGET` (lock, counter, ceiling, delay, run, lease-clock offset), `TIME`, `INFO replication`, `INCR`, `SET` lock, `ZADD` listing, `ZADD`+`ZCARD`+`PEXPIRE` grant log (its member names the holder); release `MGET`, `DEL`, `SET` released-marker, `ZREM` |
               | raw Lua floor | 2 | 6 commands: 2 `EVALSHA`; `SET NX PX`, `INCR`; `GET`, `DEL` |
               | Redisson RFencedLock | 3 | 13 commands: 2 `EVALSHA` and a `DEL`; 10 run by the scripts: `EXISTS`, `HEXISTS`, 2 `HINCRBY`, `PEXPIRE`, `INCR`, `SET`, `GET`, `DEL`, `PUBLISH` |
               | Redisson RLock | 3 | 12 commands: as RFencedLock without the token's `INCR` |

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,29 +26,44 @@ public final class RedisServer implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final List<String> args;
+    private final Map<String, String> env;
     private ChildProcess process;
 
-    private RedisServer(Path dir, int port, List<String> args) {
+    private RedisServer(Path dir, int port, List<String> args, Map<String, String> env) {
         this.dir = dir;
         this.port = port;
         this.args = args;
+        this.env = env;
     }
 
     /** No persistence; {@code extraArgs} go last (e.g. {@code --replicaof 127.0.0.1 PORT}). */
     public static RedisServer start(Path dir, String... extraArgs) throws IOException, InterruptedException {
+        return start(dir, Map.of(), extraArgs);
+    }
+
+    /**
+     * No persistence, the server's environment extended by {@code env} (e.g. a
+     * {@link SteppedWallClock}'s); {@code extraArgs} go last.
+     */
+    public static RedisServer start(Path dir, Map<String, String> env, String... extraArgs) throws IOException, InterruptedException {
         List<String> args = new ArrayList<>(List.of("--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0"));
         args.addAll(List.of(extraArgs));
-        return startOnFreePort(dir, port -> args);
+        return startOnFreePort(dir, env, port -> args);
     }
 
     /** With AOF on ({@code everysec}) and RDB snapshots by {@link #snapshot()} only. */
     public static RedisServer startWithAof(Path dir) throws IOException, InterruptedException {
-        return startOnFreePort(dir, port -> aofArgs(true));
+        return startWithAof(dir, Map.of());
+    }
+
+    /** With AOF on, the server's environment extended by {@code env} (e.g. a {@link SteppedWallClock}'s), restarts too. */
+    public static RedisServer startWithAof(Path dir, Map<String, String> env) throws IOException, InterruptedException {
+        return startOnFreePort(dir, env, port -> aofArgs(true));
     }
 
     /** A Sentinel watching the master on {@code masterPort} under the name {@code fencegate-test}. */
     public static RedisServer startSentinel(Path dir, int masterPort) throws IOException, InterruptedException {
-        return startOnFreePort(dir, port -> {
+        return startOnFreePort(dir, Map.of(), port -> {
             Path config = dir.resolve("sentinel-" + port + ".conf");
             Files.writeString(config, "port " + port + "\nbind 127.0.0.1\ndaemonize no\ndir " + dir
                     + "\nsentinel monitor fencegate-test 127.0.0.1 " + masterPort + " 1\n");
@@ -59,11 +75,12 @@ public final class RedisServer implements AutoCloseable {
         List<String> forPort(int port) throws IOException;
     }
 
-    private static RedisServer startOnFreePort(Path dir, Args args) throws IOException, InterruptedException {
+    private static RedisServer startOnFreePort(Path dir, Map<String, String> env, Args args)
+            throws IOException, InterruptedException {
         Files.createDirectories(dir);
         for (int attempt = 1; ; attempt++) {
             int port = ChildProcess.freePort();
-            RedisServer r = new RedisServer(dir, port, args.forPort(port));
+            RedisServer r = new RedisServer(dir, port, args.forPort(port), env);
             try {
                 r.startAgain();
                 return r;
@@ -109,7 +126,7 @@ public final class RedisServer implements AutoCloseable {
                     "--dir", dir.toString()));
         }
         cmd.addAll(serverArgs);
-        process = ChildProcess.command("redis-" + port, cmd).logTo(dir.resolve("redis-" + port + ".log")).start();
+        process = ChildProcess.command("redis-" + port, cmd).env(env).logTo(dir.resolve("redis-" + port + ".log")).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         // Its own answer, not a PONG from another server that held the port (this one then exits), and
         // only once it has loaded its data.

@@ -6,6 +6,7 @@ import io.fencegate.testing.MariaDbServer;
 import io.fencegate.testing.PgbouncerServer;
 import io.fencegate.testing.PostgresServer;
 import io.fencegate.testing.RedisServer;
+import io.fencegate.testing.SteppedWallClock;
 import io.fencegate.testing.TcpProxy;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -49,11 +50,13 @@ final class Deployment implements AutoCloseable {
     DatabaseServer database;
     ZooKeeperEnsemble zookeeper;
     RedisServer redis;
+    /** The redis-server's wall clock (Redis keeps a lease's expiry on it), stepped by the nemesis. */
+    SteppedWallClock redisClock;
     PgbouncerServer pgbouncer;
     TcpProxy proxy;
-    SteppedClock clock;
+    SteppedWallClock clock;
     /** The database server's wall clock, for the {@code sql} issuer's deployments (null elsewhere). */
-    SteppedClock databaseClock;
+    SteppedWallClock databaseClock;
     /** Backups of the sql issuer's tables, for the restore fault (null elsewhere). */
     IssuerBackups issuerBackups;
     final List<ChildProcess> gateways = new ArrayList<>();
@@ -84,10 +87,10 @@ final class Deployment implements AutoCloseable {
     private void open() throws Exception {
         Files.createDirectories(dir);
         boolean pg = backend == Backend.ZK_POSTGRES || backend == Backend.SQL_POSTGRES;
-        clock = SteppedClock.create(dir.resolve("gateway" + STEPPED_GATEWAY + ".clock"));
+        clock = SteppedWallClock.create(dir.resolve("gateway" + STEPPED_GATEWAY + ".clock"), SteppedWallClock.PickUp.WITHIN_A_SECOND);
         boolean sql = backend == Backend.SQL_POSTGRES || backend == Backend.SQL_MARIADB;
         // The sql issuer's times come from the database server's clock: there, the harness steps it.
-        databaseClock = sql ? SteppedClock.create(dir.resolve("database.clock")) : null;
+        databaseClock = sql ? SteppedWallClock.create(dir.resolve("database.clock"), SteppedWallClock.PickUp.WITHIN_A_SECOND) : null;
         Map<String, String> databaseEnv = sql ? databaseClock.environment() : Map.of();
         database = pg ? PostgresServer.start(dir.resolve("postgres"), databaseEnv)
                 : MariaDbServer.start(dir.resolve("mariadb"), databaseEnv);
@@ -106,7 +109,8 @@ final class Deployment implements AutoCloseable {
                 java.util.Arrays.fill(stores, pgStore);
             }
             case REDIS_MARIADB -> {
-                redis = RedisServer.startWithAof(dir.resolve("redis"));
+                redisClock = SteppedWallClock.create(dir.resolve("redis.clock"), SteppedWallClock.PickUp.AT_ONCE);
+                redis = RedisServer.startWithAof(dir.resolve("redis"), redisClock.shimEnvironment());
                 redis.snapshot(); // a rollback goes back at least this far
                 java.util.Arrays.fill(issuers, "issuer: { type: redis, uri: \"" + redis.uri() + "\", keyPrefix: \"fg-check:\","
                         + " highWaterMarkUrl: \"" + jdbcUrl() + "\", highWaterMarkUser: root }");

@@ -3,6 +3,7 @@ package io.fencegate.check.nemesis;
 import io.fencegate.check.Clock;
 import io.fencegate.check.Fault;
 import io.fencegate.testing.ChildProcess;
+import io.fencegate.testing.SteppedWallClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -45,6 +46,11 @@ final class Nemesis implements Runnable {
     static final long CLOCK_STEP_SECONDS = 600;
     static final long CLOCK_STEP_HOLD_MS = 3_000;
     static final long DB_CLOCK_STEP_SECONDS = 3_600;
+    /**
+     * Past every lease's ttl, so a step ends them all in Redis's eyes; far short of an hour, because
+     * the issuer holds off a lock whose lease the step may have ended early for the step's length.
+     */
+    static final long REDIS_CLOCK_STEP_SECONDS = 10;
 
     private static final long HEALTHY_WITHIN_SECONDS = 60;
 
@@ -70,7 +76,7 @@ final class Nemesis implements Runnable {
             d.clock.offset(-CLOCK_STEP_SECONDS);
             Thread.sleep(CLOCK_STEP_HOLD_MS);
             d.clock.offset(0);
-            Thread.sleep(SteppedClock.PICKED_UP_MS); // until the gateway surely reads the true time again
+            Thread.sleep(SteppedWallClock.PICKED_UP_MS); // until the gateway surely reads the true time again
             return new Injected("gateway" + i + " wall clock +" + CLOCK_STEP_SECONDS / 60 + " min for " + CLOCK_STEP_HOLD_MS / 1000
                     + " s, then -" + CLOCK_STEP_SECONDS / 60 + " min for " + CLOCK_STEP_HOLD_MS / 1000 + " s, then right",
                     d.urls.get(i).toString());
@@ -85,7 +91,7 @@ final class Nemesis implements Runnable {
                 d.databaseClock.offset(-DB_CLOCK_STEP_SECONDS);
                 Thread.sleep(CLOCK_STEP_HOLD_MS);
                 d.databaseClock.offset(0);
-                Thread.sleep(SteppedClock.PICKED_UP_MS);
+                Thread.sleep(SteppedWallClock.PICKED_UP_MS);
                 return Injected.everywhere("database server wall clock +" + DB_CLOCK_STEP_SECONDS / 60 + " min for "
                         + CLOCK_STEP_HOLD_MS / 1000 + " s, then -" + DB_CLOCK_STEP_SECONDS / 60 + " min for "
                         + CLOCK_STEP_HOLD_MS / 1000 + " s, then right");
@@ -147,6 +153,19 @@ final class Nemesis implements Runnable {
             }));
         }
         if (d.redis != null) {
+            kinds.add(new Kind("redis-clock-step", false, () -> {
+                // Redis keeps a lease's expiry on its wall clock: the issuers repair each step ahead
+                // (leases lengthened, locks whose lease it ended early held off), so no lock is
+                // granted while its holder still holds it; the step back makes leases last longer.
+                d.redisClock.offset(REDIS_CLOCK_STEP_SECONDS);
+                Thread.sleep(CLOCK_STEP_HOLD_MS);
+                d.redisClock.offset(-REDIS_CLOCK_STEP_SECONDS);
+                Thread.sleep(CLOCK_STEP_HOLD_MS);
+                d.redisClock.offset(0);
+                return Injected.everywhere("redis-server wall clock +" + REDIS_CLOCK_STEP_SECONDS + " s for "
+                        + CLOCK_STEP_HOLD_MS / 1000 + " s, then -" + REDIS_CLOCK_STEP_SECONDS + " s for "
+                        + CLOCK_STEP_HOLD_MS / 1000 + " s, then right");
+            }));
             kinds.add(new Kind("redis-rollback-rdb", true, () -> {
                 d.redis.rollbackToSnapshot();
                 return Injected.everywhere("kill -9, restarted from the older RDB snapshot");

@@ -13,7 +13,7 @@ import java.util.function.LongSupplier;
  */
 final class LeaseCalls {
 
-    /** One acquire script element; its reply is {1, token, ceiling}, {0, pttl}, {-1} or {-2, counter}. */
+    /** One acquire script element; its reply is {1, token, ceiling}, {0, pttl}, {-1}, {-2, counter} or {-4, lease clock}. */
     record Acquire(String lock, String secret, long ttlMs, long lockDelayMs, long waitersMarkMs, long othersMarkMs) { }
 
     private record Release(String lock, String secret, String waitersKey) { }
@@ -21,6 +21,7 @@ final class LeaseCalls {
     private final RedisKeys keys;
     private final RunCheckShortcut shortcut;
     private final LongSupplier highestToken;
+    private final RedisClock clock;
     private final String grantsKept;
     private final String grantRetentionMs;
     private final String instanceName;
@@ -30,11 +31,12 @@ final class LeaseCalls {
     private final GroupCommit<Release, Long> releases = new GroupCommit<>(this::sendReleases);
 
     LeaseCalls(RedisAsyncCommands<String, String> redis, RedisKeys keys, RunCheckShortcut shortcut, RedisIssuerOptions options,
-               LongSupplier highestToken, String releasedMarkerSlackMs) {
+               LongSupplier highestToken, RedisClock clock, String releasedMarkerSlackMs) {
         this.redis = redis;
         this.keys = keys;
         this.shortcut = shortcut;
         this.highestToken = highestToken;
+        this.clock = clock;
         this.grantsKept = Integer.toString(options.grantsKeptPerLock());
         this.grantRetentionMs = Long.toString(options.grantRetention().toMillis());
         this.instanceName = options.instanceName();
@@ -65,19 +67,21 @@ final class LeaseCalls {
     }
 
     private CompletionStage<List<List<Object>>> sendAcquires(List<Acquire> batch) {
-        String[] scriptKeys = new String[4 + 4 * batch.size()];
+        String[] scriptKeys = new String[5 + 4 * batch.size()];
         scriptKeys[0] = keys.counter();
         scriptKeys[1] = keys.ceiling();
         scriptKeys[2] = keys.run();
         scriptKeys[3] = keys.live();
-        String[] args = new String[5 + 6 * batch.size()];
+        scriptKeys[4] = keys.clockOffset();
+        String[] args = new String[6 + 6 * batch.size()];
         args[0] = "check"; // the run-check mode, set by the shortcut
         args[1] = grantsKept;
         args[2] = grantRetentionMs;
         args[3] = Long.toString(highestToken.getAsLong());
         args[4] = instanceName;
-        int k = 4;
-        int a = 5;
+        args[5] = clock.highestArg();
+        int k = 5;
+        int a = 6;
         for (Acquire call : batch) {
             scriptKeys[k++] = keys.lock(call.lock());
             scriptKeys[k++] = keys.grants(call.lock());

@@ -30,6 +30,8 @@ final class LeaseScripts {
     static final long HELD_FOR_WRITER = -1;
     /** A permit asked with another count than its semaphore's (permit script only). */
     static final long OTHER_COUNT = -3;
+    /** Redis's clock is past the highest the issuer expects (a step ahead, see lease-clock.lua): nothing changed. */
+    static final long CLOCK_MOVED = -4;
 
     /*
      * The scripts' text lives in src/main/resources, one .lua file each (lua/), each headed by
@@ -38,7 +40,8 @@ final class LeaseScripts {
      * checked; the scripts that need them run with it in front. Read once, when this class loads.
      */
     private static final String RUN = lua("run");
-    private static final String ACQUIRE = RUN + lua("acquire");
+    private static final String LEASE_CLOCK = lua("lease-clock");
+    private static final String ACQUIRE = RUN + LEASE_CLOCK + lua("acquire");
 
     static final Script acquire = new Script(ACQUIRE, ScriptOutputType.MULTI);
 
@@ -70,14 +73,16 @@ final class LeaseScripts {
     static final Script raiseCeiling = new Script(lua("raise-ceiling"), ScriptOutputType.INTEGER);
     static final Script reinit = new Script(RUN + lua("reinit"), ScriptOutputType.INTEGER);
     static final Script claimMark = new Script(lua("claim-mark"), ScriptOutputType.MULTI);
+    static final Script clock = new Script(lua("clock"), ScriptOutputType.MULTI);
+    static final Script clockRepair = new Script(lua("clock-repair"), ScriptOutputType.MULTI);
 
-    /* Read leases and permits: run.lua and token.lua in front of each. */
+    /* Read leases and permits: run.lua and token.lua in front of each, and lease-clock.lua in front of the grants. */
     private static final String RUN_TOKEN = RUN + lua("token");
-    static final Script readAcquire = new Script(RUN_TOKEN + lua("read-acquire"), ScriptOutputType.MULTI);
+    static final Script readAcquire = new Script(RUN_TOKEN + LEASE_CLOCK + lua("read-acquire"), ScriptOutputType.MULTI);
     static final Script readRenew = new Script(RUN_TOKEN + lua("read-renew"), ScriptOutputType.MULTI);
     static final Script readRelease = new Script(RUN_TOKEN + lua("read-release"), ScriptOutputType.INTEGER);
     static final Script readFind = new Script(RUN_TOKEN + lua("read-find"), ScriptOutputType.MULTI);
-    static final Script permit = new Script(RUN_TOKEN + lua("permit"), ScriptOutputType.MULTI);
+    static final Script permit = new Script(RUN_TOKEN + LEASE_CLOCK + lua("permit"), ScriptOutputType.MULTI);
 
     private LeaseScripts() { }
 

@@ -55,6 +55,15 @@ record RedisKeys(String prefix) {
      */
     String holders() { return prefix + "holders"; }
 
+    /**
+     * The lease clock's offset, ms: what the issuers subtract from Redis's {@code TIME}, the sum of
+     * the steps ahead they repaired ({@link RedisClock}); missing means 0.
+     */
+    String clockOffset() { return prefix + "clock-offset"; }
+
+    /** The last repaired step, {@code heldOffUntil:stepMs:locks} (lease clock), for every issuer's health. */
+    String clockRepair() { return prefix + "clock-repair"; }
+
     /** One counter for all locks: tokens are unique across locks, like ZooKeeper's zxid. */
     String counter() { return prefix + "token-counter"; }
 

@@ -75,6 +75,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     private static final long MAX_BACKOFF_MS = 200;
     private static final long MAX_WAITERS_MARK_MS = 5_000;
     private static final String RELEASED_MARKER_SLACK_MS = "60000";
+    private static final long CLOCK_READING_MS = 1_000;
 
     private final RedisIssuerOptions options;
     private final String where;
@@ -88,6 +89,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     private final ExecutorService markThread;
     private final TokenCounter counter;
     private final ExpiryWatch expiries;
+    private final RedisClock clock;
     private final RunCheckShortcut shortcut;
     private final RunCheckShortcut permitShortcut;
     private final LeaseCalls calls;
@@ -95,6 +97,7 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     private final Set<Acquisition> waiting = ConcurrentHashMap.newKeySet();
     /** Defence in depth: Redis's counter may never be below a token this issuer handed out. */
     private final AtomicLong highestToken = new AtomicLong();
+    private volatile boolean clockReadingsPaused;
 
     /**
      * Connects, and refuses anything but one standalone master.
@@ -158,17 +161,52 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                 options.commandTimeout(), markThread);
         this.expiries = new ExpiryWatch(redis, keys, scheduler, this::leaseEnded);
         this.shortcut = new RunCheckShortcut(redis, LeaseScripts.acquire, LeaseScripts::armedAcquire, redisMajorVersion);
-        this.calls = new LeaseCalls(redis, keys, shortcut, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
+        this.clock = new RedisClock(redis, keys);
+        this.calls = new LeaseCalls(redis, keys, shortcut, options, highestToken::get, clock, RELEASED_MARKER_SLACK_MS);
         this.permitShortcut = new RunCheckShortcut(redis, LeaseScripts.permit, LeaseScripts::armedPermit, redisMajorVersion);
-        this.shared = new SharedLeaseCalls(redis, keys, permitShortcut, options, highestToken::get, RELEASED_MARKER_SLACK_MS);
+        this.shared = new SharedLeaseCalls(redis, keys, permitShortcut, options, highestToken::get, clock,
+                RELEASED_MARKER_SLACK_MS);
         try {
             counter.claimRedis(where);
+            firstClockReading();
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             markThread.shutdownNow();
             closeQuietly(connection, signals);
             throw e;
         }
+        // Why every second: a step ahead is repaired at the latest a second after it, also when no
+        // grant comes to see it first; and the lease clock's course stays fresh (a narrow window).
+        scheduler.scheduleWithFixedDelay(this::readClock, CLOCK_READING_MS, CLOCK_READING_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** The course every grant is checked against starts here (see {@link RedisClock}). */
+    private void firstClockReading() {
+        try {
+            clock.read().toCompletableFuture().get(options.commandTimeout().toMillis() * 3, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IssuerUnavailableException("interrupted while reading Redis's clock", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IssuerUnavailableException("Redis at " + where + " did not answer a reading of its clock: " + e, e);
+        }
+    }
+
+    private void readClock() {
+        if (clockReadingsPaused) {
+            return;
+        }
+        clock.read().exceptionally(error -> {
+            log.debug("Redis lease issuer: reading Redis's clock failed (the next grant or reading tries again): {}",
+                    error.toString());
+            return null;
+        });
+    }
+
+    /** Grants are refused while Redis's clock stepped ahead is not repaired, and after it for the locks it may have ended early. */
+    @Override
+    public Optional<String> failingClosed() {
+        return clock.failingClosed();
     }
 
     /** The delay is kept in Redis (a key living ttl + delay), so every instance honours it. */
@@ -360,6 +398,11 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
     /** Whether acquires currently skip the run check (for tests). */
     boolean skipsRunCheck() {
         return shortcut.isArmed();
+    }
+
+    /** For tests that count Redis's commands: the readings of its clock a second stop (or go on). */
+    void pauseClockReadings(boolean paused) {
+        clockReadingsPaused = paused;
     }
 
     /** Whether permit acquires currently skip the run check (for tests). */
@@ -558,21 +601,26 @@ public final class RedisLeaseIssuer extends AbstractLeaseIssuer<LeaseIds.Parsed>
                 repairsLeft);
     }
 
-    /** Runs a granting script, repairing the counter when it answers -1 or -2, at most {@code repairsLeft} times. */
+    /**
+     * Runs a granting script, repairing what it answers -1, -2 or -4 for (the counter, or a step of
+     * Redis's clock), at most {@code repairsLeft} times.
+     */
     private CompletionStage<List<Object>> repairing(java.util.function.Supplier<CompletionStage<List<Object>>> script, int repairsLeft) {
         return script.get()
                 .thenCompose(reply -> {
                     long code = LeaseScripts.first(reply);
-                    if (code != LeaseScripts.COUNTER_LOST && code != LeaseScripts.NEED_BLOCK) {
+                    if (code != LeaseScripts.COUNTER_LOST && code != LeaseScripts.NEED_BLOCK && code != LeaseScripts.CLOCK_MOVED) {
                         return CompletableFuture.completedFuture(reply);
                     }
                     if (repairsLeft == 0) {
-                        return CompletableFuture.failedFuture(new IssuerUnavailableException(
-                                "Redis at " + where + ": the token counter under prefix '" + keys.prefix()
+                        return CompletableFuture.failedFuture(new IssuerUnavailableException(code == LeaseScripts.CLOCK_MOVED
+                                ? "Redis at " + where + ": its clock kept moving off the lease clock's course (grants are"
+                                        + " refused until a reading of it holds)"
+                                : "Redis at " + where + ": the token counter under prefix '" + keys.prefix()
                                         + "' kept changing while it was being restored"));
                     }
-                    CompletionStage<Void> repair = code == LeaseScripts.COUNTER_LOST
-                            ? counter.recoverLost(highestToken.get())
+                    CompletionStage<Void> repair = code == LeaseScripts.CLOCK_MOVED ? clock.read()
+                            : code == LeaseScripts.COUNTER_LOST ? counter.recoverLost(highestToken.get())
                             : counter.reserveBlock(LeaseScripts.asLong(reply.get(1)));
                     return repair.thenCompose(ignored -> repairing(script, repairsLeft - 1));
                 });

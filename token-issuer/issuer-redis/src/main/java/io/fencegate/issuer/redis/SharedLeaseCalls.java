@@ -18,43 +18,47 @@ final class SharedLeaseCalls {
     private final RedisKeys keys;
     private final RunCheckShortcut permits;
     private final LongSupplier highestToken;
+    private final RedisClock clock;
     private final String grantsKept;
     private final String grantRetentionMs;
     private final String instanceName;
     private final String releasedMarkerSlackMs;
 
     SharedLeaseCalls(RedisAsyncCommands<String, String> redis, RedisKeys keys, RunCheckShortcut permits,
-                     RedisIssuerOptions options, LongSupplier highestToken, String releasedMarkerSlackMs) {
+                     RedisIssuerOptions options, LongSupplier highestToken, RedisClock clock, String releasedMarkerSlackMs) {
         this.redis = redis;
         this.keys = keys;
         this.permits = permits;
         this.highestToken = highestToken;
+        this.clock = clock;
         this.grantsKept = Integer.toString(options.grantsKeptPerLock());
         this.grantRetentionMs = Long.toString(options.grantRetention().toMillis());
         this.instanceName = options.instanceName();
         this.releasedMarkerSlackMs = releasedMarkerSlackMs;
     }
 
-    /** {1, token, ceiling}, {0, pttl}, {-1} or {-2, counter}. */
+    /** {1, token, ceiling}, {0, pttl}, {-1}, {-2, counter} or {-4, lease clock}. */
     CompletionStage<List<Object>> acquireRead(String lock, String secret, long ttlMs, long lockDelayMs,
                                               long waitersMarkMs, long othersMarkMs) {
         return LeaseScripts.readAcquire.run(redis,
                 new String[] {keys.counter(), keys.ceiling(), keys.run(), keys.live(), keys.holders(),
-                        keys.lock(lock), keys.grants(lock), keys.delay(lock), keys.waiters(lock), keys.readers(lock)},
+                        keys.lock(lock), keys.grants(lock), keys.delay(lock), keys.waiters(lock), keys.readers(lock),
+                        keys.clockOffset()},
                 grantsKept, grantRetentionMs, Long.toString(highestToken.getAsLong()), instanceName, secret,
                 Long.toString(ttlMs), Long.toString(lockDelayMs), lock, Long.toString(waitersMarkMs),
-                Long.toString(othersMarkMs));
+                Long.toString(othersMarkMs), clock.highestArg());
     }
 
-    /** {1, token, ceiling, slot}, {0, -1}, {-1}, {-2, counter} or {-3, count, slot}. */
+    /** {1, token, ceiling, slot}, {0, -1}, {-1}, {-2, counter}, {-3, count, slot} or {-4, lease clock}. */
     CompletionStage<List<Object>> acquirePermit(String semaphore, int permits, String secret, long ttlMs, long lockDelayMs,
                                                 long waitersMarkMs, long othersMarkMs) {
         String[] scriptKeys = {keys.counter(), keys.ceiling(), keys.run(), keys.live(), keys.holders(),
-                keys.permits(semaphore), keys.permitWaiters(semaphore)};
+                keys.permits(semaphore), keys.permitWaiters(semaphore), keys.clockOffset()};
         String[] args = {"check", // the run-check mode, set by the shortcut
                 grantsKept, grantRetentionMs, Long.toString(highestToken.getAsLong()), instanceName, secret,
                 Long.toString(ttlMs), semaphore, Integer.toString(permits), Long.toString(waitersMarkMs),
-                Long.toString(othersMarkMs), keys.lock(""), keys.delay(""), keys.grants(""), Long.toString(lockDelayMs)};
+                Long.toString(othersMarkMs), keys.lock(""), keys.delay(""), keys.grants(""), Long.toString(lockDelayMs),
+                clock.highestArg()};
         return this.permits.<List<Object>>run(scriptKeys, args).thenApply(reply -> {
             if (LeaseScripts.first(reply) == LeaseScripts.GRANTED) {
                 // a checked grant just proved the run: arm the copy that skips the check

@@ -63,9 +63,10 @@
  *       scripts, and who granted each lease from its grant's entry in the grant log (its member is
  *       {@code instance:token}; grants of earlier versions: the {@code holders} hash).</li>
  *   <li><b>What an uncontended try-lock pays</b> (an acquire that does not wait, and its release):
- *       14 Redis commands, each for a guarantee above (the table in docs/PERFORMANCE.md,
+ *       15 Redis commands, each for a guarantee above (the table in docs/PERFORMANCE.md,
  *       {@code UncontendedCommandsIT} counts them): the acquire's {@code MGET} (free lock, no
- *       lock-delay, counter under the ceiling and checked under this run), {@code INFO replication}
+ *       lock-delay, counter under the ceiling and checked under this run), {@code TIME} (Redis's
+ *       clock did not step ahead, see {@code RedisClock}), {@code INFO replication}
  *       (no counter from a change of role), {@code INCR} (the token), {@code SET} (the lock and its
  *       expiry), the listing index's {@code ZADD}, the grant log's {@code ZADD}, {@code ZCARD} and
  *       {@code PEXPIRE} (wasGranted, bounded and forgotten after disuse); the release's {@code MGET}

@@ -33,6 +33,11 @@ abstract class OwnRedisServers {
         return server;
     }
 
+    /** A server the test started itself (e.g. with another environment): killed after the test as well. */
+    void registerServer(RedisServer server) {
+        servers.add(server);
+    }
+
     /** An issuer on {@code server} (1 s command timeout) with the file mark the test's issuers share; closed after the test. */
     RedisLeaseIssuer newIssuer(RedisServer server) throws IOException {
         Files.createDirectories(dir.resolve("marks"));

@@ -4,22 +4,19 @@ import io.fencegate.testing.DatabaseServer;
 import io.fencegate.testing.LogicalDumps;
 import io.fencegate.testing.MariaDbServer;
 import io.fencegate.testing.PostgresServer;
+import io.fencegate.testing.SteppedWallClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * A database server of the test's own whose wall clock the test steps: Debian's libfaketime
- * preloaded into the server, reading its offset from a file on every clock call
- * ({@code FAKETIME_NO_CACHE}), so a step takes effect at once. Only the wall clock moves (the
- * monotonic clock is not faked), as an NTP step does on a real host. Also takes and restores logical
+ * A database server of the test's own whose wall clock the test steps ({@link SteppedWallClock}, at
+ * once). Only the wall clock moves, as an NTP step does on a real host. Also takes and restores logical
  * backups with the server's own tools ({@code pg_dump}/{@code psql}, {@code mysqldump}/{@code mysql}).
  */
 final class SteppedDatabaseServer implements AutoCloseable {
@@ -27,13 +24,13 @@ final class SteppedDatabaseServer implements AutoCloseable {
 
     final Kind kind;
     private final Path dir;
-    private final Path control;
+    private final SteppedWallClock clock;
     private final DatabaseServer server;
 
-    private SteppedDatabaseServer(Kind kind, Path dir, Path control, DatabaseServer server) {
+    private SteppedDatabaseServer(Kind kind, Path dir, SteppedWallClock clock, DatabaseServer server) {
         this.kind = kind;
         this.dir = dir;
-        this.control = control;
+        this.clock = clock;
         this.server = server;
     }
 
@@ -41,30 +38,16 @@ final class SteppedDatabaseServer implements AutoCloseable {
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "fg-stepped-" + kind.name().toLowerCase() + "-");
         dir.toFile().setReadable(true, false);
         dir.toFile().setExecutable(true, false); // the server's user reads the control file and owns a folder in here
-        Path control = dir.resolve("faketime");
-        Files.writeString(control, "+0\n");
-        control.toFile().setReadable(true, false);
-        Map<String, String> env = Map.of("LD_PRELOAD", library().toString(), "FAKETIME_TIMESTAMP_FILE", control.toString(),
-                "FAKETIME_NO_CACHE", "1", "DONT_FAKE_MONOTONIC", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1",
-                "FAKETIME_FORCE_MONOTONIC_FIX", "0", "NO_FAKE_STAT", "1");
+        SteppedWallClock clock = SteppedWallClock.create(dir.resolve("faketime"), SteppedWallClock.PickUp.AT_ONCE);
         Path data = dir.resolve("server");
-        DatabaseServer server = kind == Kind.POSTGRES ? PostgresServer.start(data, env) : MariaDbServer.start(data, env);
-        return new SteppedDatabaseServer(kind, dir, control, server);
-    }
-
-    private static Path library() throws IOException {
-        try (Stream<Path> arches = Files.list(Path.of("/usr/lib"))) {
-            return arches.map(a -> a.resolve("faketime").resolve("libfaketime.so.1")).filter(Files::isRegularFile).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("libfaketime not found: apt-get install faketime"));
-        }
+        DatabaseServer server = kind == Kind.POSTGRES ? PostgresServer.start(data, clock.environment())
+                : MariaDbServer.start(data, clock.environment());
+        return new SteppedDatabaseServer(kind, dir, clock, server);
     }
 
     /** Sets the server's wall clock {@code seconds} off the true time (negative: behind); at once. */
     void offset(long seconds) throws IOException {
-        Path tmp = dir.resolve("faketime.tmp");
-        Files.writeString(tmp, (seconds < 0 ? "" : "+") + seconds + "\n");
-        tmp.toFile().setReadable(true, false);
-        Files.move(tmp, control, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        clock.offset(seconds);
     }
 
     String url() {

@@ -1,10 +1,12 @@
 -- One call runs any number of acquires in turn (a batch, see GroupCommit), atomically.
--- KEYS: counter, ceiling, run, live index, then for each acquire: lock, grants, delay, waiters. ARGV: run check ('check', 'skip' or 'probe'), grantsKept, grantRetentionMs, highest
--- token this issuer has seen, instance name, then for each acquire: secret, ttlMs, lockDelayMs,
--- lock name, waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0:
--- nobody else waits at this issuer). Answers one reply per acquire, in order: {1, token,
--- ceiling}, {0, pttl} (held), {-1} or {-2, counter}; a probe answers {1} if the counter was
--- checked under the live run, else {0}, and changes nothing.
+-- KEYS: counter, ceiling, run, live index, lease-clock offset, then for each acquire: lock,
+-- grants, delay, waiters. ARGV: run check ('check', 'skip' or 'probe'), grantsKept,
+-- grantRetentionMs, highest token this issuer has seen, instance name, highest lease clock ms
+-- (see lease-clock.lua), then for each acquire: secret, ttlMs, lockDelayMs, lock name,
+-- waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0: nobody else waits
+-- at this issuer). Answers one reply per acquire, in order: {1, token, ceiling}, {0, pttl} (held),
+-- {-1}, {-2, counter} or {-4, lease clock} (Redis's clock stepped ahead: nothing changed); a probe
+-- answers {1} if the counter was checked under the live run, else {0}, and changes nothing.
 -- An acquire sees the writes of those before it: a second acquire of one lock answers held.
 -- The run_id half of the run check is skipped only by an armed copy of this script (see
 -- RunCheckShortcut), which still compares master_replid; this text itself always checks both,
@@ -35,7 +37,8 @@
 -- deletes the mark.
 -- What each command of an uncontended try-lock grant buys (wait 0: no waiters mark is touched):
 -- MGET: the lock is free, no lock-delay runs, the counter is whole, under the ceiling and was
--- checked under this run; INFO replication (inside run_checked): the counter did not come back
+-- checked under this run, and the lease clock's offset; TIME: Redis's clock did not step ahead
+-- (which would have ended the lock's last lease early, see lease-clock.lua); INFO replication (inside run_checked): the counter did not come back
 -- with a change of role; INCR: the fencing token; SET: the lock itself (its value, secret:token:
 -- ttl, is what renew, release, find and the listing read); ZADD of the live index: the listing
 -- (GET /leases, the status page) finds the lock; ZADD+ZCARD+PEXPIRE of the
@@ -49,7 +52,7 @@
 -- Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
 -- of one per grant; the newest 'kept' grants are always there.
 -- Why answer the ceiling: the issuer reserves the next block before this one runs out.
--- Runs after run.lua, which the issuer puts in front of it.
+-- Runs after run.lua and lease-clock.lua, which the issuer puts in front of it.
 
 local armed = false
 if ARGV[1] == 'probe' then
@@ -77,12 +80,14 @@ local function held(waiters, mark_ms, pttl)
   return {0, pttl}
 end
 local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay, lock, waiters_ms, others_ms)
-  local state = redis.call('MGET', lock_key, KEYS[1], KEYS[2], delay, KEYS[3])
+  local state = redis.call('MGET', lock_key, KEYS[1], KEYS[2], delay, KEYS[3], KEYS[5])
   if state[1] then return held(waiters, waiters_ms, redis.call('PTTL', lock_key)) end
   if state[4] then
     local delayed = redis.call('PTTL', delay)
     if delayed > 0 then return held(waiters, waiters_ms, delayed) end
   end
+  local moved = clock_refusal(state[6], ARGV[6])
+  if moved then return moved end
   if not run_checked(state[5]) then return {-1} end
   local counter, ceiling = state[2], state[3]
   if not counter or not ceiling then return {-1} end
@@ -103,8 +108,8 @@ local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay
   return {1, token, ceiling}
 end
 local replies = {}
-for i = 0, (#KEYS - 4) / 4 - 1 do
-  local k, a = 4 + 4 * i, 5 + 6 * i
+for i = 0, (#KEYS - 5) / 4 - 1 do
+  local k, a = 5 + 4 * i, 6 + 6 * i
   replies[i + 1] = acquire(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4],
       ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6])
 end

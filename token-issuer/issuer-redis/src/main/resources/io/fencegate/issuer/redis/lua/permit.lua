@@ -1,10 +1,11 @@
 -- A permit of a fenced semaphore. KEYS: counter, ceiling, run, live index, holders, count,
--- permit waiters. ARGV: run check ('check', 'skip' or 'probe', as in acquire.lua), grantsKept,
+-- permit waiters, lease-clock offset. ARGV: run check ('check', 'skip' or 'probe', as in acquire.lua), grantsKept,
 -- grantRetentionMs, highest token this issuer has seen, instance name, secret, ttlMs, semaphore
 -- name, permits, waiters-mark ms (0: the caller does not wait), waiters-mark ms on a grant (0:
 -- nobody else waits at this issuer), then the key prefixes of locks, lock-delays and grant logs,
--- then the permit's lock-delay ms (0: none). Answers {1, token, ceiling, slot}, {0, -1} (no slot
--- free), {-1}, {-2, counter} (see token.lua), or {-3, count, slot} (another count: the count
+-- then the permit's lock-delay ms (0: none), then the highest lease clock ms (see lease-clock.lua).
+-- Answers {1, token, ceiling, slot}, {0, -1} (no slot free), {-1}, {-2, counter} (see token.lua),
+-- {-4, lease clock} (Redis's clock stepped ahead: nothing changed), or {-3, count, slot} (another count: the count
 -- key's, or, with no count key, '' and a slot at or above the asked count that is still held);
 -- a probe answers {1} if the counter was checked under the live run, else {0}, and changes nothing.
 -- Slot k is the ordinary lock 'name/k': a permit is a write lease on the first free slot's lock
@@ -23,13 +24,14 @@
 -- MGET of counter, ceiling, run, count and every slot's lock and delay key, in one command: the
 -- count is this semaphore's, a slot is free (no lease) and no lock-delay runs on it (a delay
 -- key's PTTL is asked only when one exists, as acquire.lua does), the counter is whole, under
--- the ceiling and was checked under this run; INFO replication: the counter did not come back
+-- the ceiling and was checked under this run, and the lease clock's offset; TIME: Redis's clock
+-- did not step ahead (see lease-clock.lua); INFO replication: the counter did not come back
 -- with a change of role (INFO server, the run_id half, is skipped by an armed copy of this
 -- script, see RunCheckShortcut, which proves the run as for acquire.lua); INCR: the token; SET:
 -- the slot's lock; ZADD of the live index: the listing; ZADD+ZCARD+PEXPIRE of the slot's grant
 -- log: wasGranted/grantedMode. The semaphore's waiters mark is touched only when a caller waits
 -- and finds no slot, or when a grant is made while others were refused at this issuer.
--- Runs after run.lua and token.lua, which the issuer puts in front of it.
+-- Runs after run.lua, token.lua and lease-clock.lua, which the issuer puts in front of it.
 
 local armed = false
 if ARGV[1] == 'probe' then
@@ -44,9 +46,12 @@ for k = 0, n - 1 do
   read[5 + 2 * k] = lock_prefix .. name .. '/' .. k
   read[6 + 2 * k] = delay_prefix .. name .. '/' .. k
 end
+read[5 + 2 * n] = KEYS[8]
 local state = redis.call('MGET', unpack(read))
 local count = state[4]
 if count and tonumber(count) ~= n then return {-3, count, -1} end
+local moved = clock_refusal(state[5 + 2 * n], ARGV[16])
+if moved then return moved end
 if not count then
   local above = {} -- slots n .. Semaphores.MAX_PERMITS - 1
   for k = n, 999 do above[#above + 1] = lock_prefix .. name .. '/' .. k end

@@ -1,8 +1,9 @@
 -- A read lease. KEYS: counter, ceiling, run, live index, holders, lock, grants, delay, waiters,
--- readers. ARGV: grantsKept, grantRetentionMs, highest token this issuer has seen, instance
--- name, secret, ttlMs, lockDelayMs, lock name, waiters-mark ms (0: the caller does not wait),
--- waiters-mark ms on a grant (0: nobody else waits at this issuer). Answers {1, token, ceiling},
--- {0, pttl} (held; pttl -1 when only a waiting writer holds it off), {-1} or {-2, counter}.
+-- readers, lease-clock offset. ARGV: grantsKept, grantRetentionMs, highest token this issuer has
+-- seen, instance name, secret, ttlMs, lockDelayMs, lock name, waiters-mark ms (0: the caller does
+-- not wait), waiters-mark ms on a grant (0: nobody else waits at this issuer), highest lease clock
+-- ms (see lease-clock.lua). Answers {1, token, ceiling}, {0, pttl} (held; pttl -1 when only a
+-- waiting writer holds it off), {-1}, {-2, counter} or {-4, lease clock} (nothing changed).
 -- Read leases of a lock: the lock key says 'r' while any may hold writers off, and the readers
 -- hash maps each one's secret to token:ttlMs:delayMs:expiresAtMs:instance (server clock). Both
 -- live until the latest expiresAt + delay of its entries, so a write acquire (acquire.lua) needs
@@ -10,9 +11,9 @@
 -- release holds writers off for its lock-delay. Readers ignore each other's delays.
 -- Writer preference: a read acquire is held while a write lease holds the lock, while a write
 -- lease's lock-delay runs, and while a writer waits (the waiters mark says 'w', see acquire.lua).
--- Runs after run.lua and token.lua, which the issuer puts in front of it.
+-- Runs after run.lua, token.lua and lease-clock.lua, which the issuer puts in front of it.
 
-local state = redis.call('MGET', KEYS[6], KEYS[1], KEYS[2], KEYS[8], KEYS[3], KEYS[9])
+local state = redis.call('MGET', KEYS[6], KEYS[1], KEYS[2], KEYS[8], KEYS[3], KEYS[9], KEYS[11])
 local lock_value, mark = state[1], state[6]
 -- A waiting reader marks the lock 'r' but never lengthens a writer's 'w': each waiting writer
 -- keeps its own mark alive, so a writer that gave up stops holding readers off once its mark
@@ -30,6 +31,8 @@ if state[4] then
   if delayed > 0 then return held(delayed) end
 end
 if mark == 'w' then return held(-1) end
+local moved = clock_refusal(state[7], ARGV[11])
+if moved then return moved end
 local token, refusal = next_token(state[2], state[3], state[5], ARGV[3])
 if refusal then return refusal end
 local ttl, delay = tonumber(ARGV[6]), tonumber(ARGV[7])
