@@ -776,22 +776,32 @@ final class LeaseTables {
     /**
      * Runs {@code work} in one transaction of its own, committed if it returns; deadlocks are retried.
      * Autocommit is switched off and back on only on a connection that has it on: the issuer's own
-     * MariaDB/MySQL pool hands out connections with it off, saving a round trip each way.
+     * MariaDB/MySQL pool hands out connections with it off, saving a round trip each way. On one
+     * that has it on (the application's pool), switching it back on is the commit (JDBC commits an
+     * open transaction then, and MariaDB/MySQL's {@code SET autocommit=1} does it on the server):
+     * no {@code COMMIT} of its own, a round trip less a transaction.
      */
     <T> T inTransaction(InTransaction<T> work) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try (Connection c = connection()) {
-                boolean autoCommit = c.getAutoCommit();
-                if (autoCommit) {
-                    c.setAutoCommit(false);
-                }
-                try {
+                if (!c.getAutoCommit()) {
                     return committed(c, work);
-                } finally {
-                    if (autoCommit) {
-                        c.setAutoCommit(true);
-                    }
                 }
+                c.setAutoCommit(false);
+                T result;
+                try {
+                    result = work.run(c);
+                } catch (SQLException | RuntimeException e) {
+                    try {
+                        c.rollback();
+                        c.setAutoCommit(true);
+                    } catch (SQLException rollback) {
+                        e.addSuppressed(rollback);
+                    }
+                    throw e;
+                }
+                c.setAutoCommit(true); // commits
+                return result;
             } catch (SQLException e) {
                 if (!retryable(e, attempt)) {
                     throw e;

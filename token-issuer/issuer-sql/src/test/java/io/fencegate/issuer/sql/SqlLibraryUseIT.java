@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The issuer as a library in any JVM application: on the application's own pool, which it leaves
@@ -41,6 +43,39 @@ class SqlLibraryUseIT {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 assertThat(s.execute("SELECT 1")).isTrue();
             }
+        }
+    }
+
+    /**
+     * On the application's pool (auto-commit on) a transaction ends by switching auto-commit back
+     * on, which commits it (no COMMIT of its own): every grant, read lease, permit and release must
+     * be seen by another instance on its own pool at once.
+     */
+    @ParameterizedTest
+    @EnumSource(value = SqlTestDatabase.Kind.class, names = {"POSTGRES", "MARIADB", "H2"})
+    void transactionsOnTheApplicationsPoolAreCommittedForEveryOtherInstance(SqlTestDatabase.Kind kind) throws Exception {
+        try (SqlTestDatabase db = SqlTestDatabase.create(kind); HikariDataSource appPool = pool(db, true);
+                HikariDataSource otherPool = pool(db, true);
+                SqlLeaseIssuer app = SqlLeaseIssuer.builder().dataSource(appPool).build();
+                SqlLeaseIssuer other = SqlLeaseIssuer.builder().dataSource(otherPool).build()) {
+            Duration ttl = Duration.ofSeconds(30);
+            Lease write = app.acquire("orders/7", ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS).orElseThrow();
+            assertThat(other.acquire("orders/7", ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS)).isEmpty();
+            assertThat(other.wasGranted("orders/7", write.token()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(app.release(write.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+            Lease next = other.acquire("orders/7", ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS).orElseThrow();
+            assertThat(next.token()).isGreaterThan(write.token());
+
+            Lease read = app.acquire("reports/7", LeaseMode.READ, ttl, Duration.ZERO, Duration.ZERO).toCompletableFuture()
+                    .get(20, TimeUnit.SECONDS).orElseThrow();
+            assertThat(other.acquire("reports/7", ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS)).isEmpty();
+            Lease permit = app.acquirePermit("pumps", 1, ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS)
+                    .orElseThrow();
+            assertThat(other.acquirePermit("pumps", 1, ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS)).isEmpty();
+            assertThat(app.release(read.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(app.release(permit.leaseId()).toCompletableFuture().get(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(other.acquire("reports/7", ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS)).isPresent();
+            assertThat(other.acquirePermit("pumps", 1, ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS)).isPresent();
         }
     }
 
