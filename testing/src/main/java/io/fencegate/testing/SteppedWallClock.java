@@ -119,8 +119,20 @@ public final class SteppedWallClock {
 
     /** Sets the wall clock {@code seconds} off the true time (negative: behind); 0 puts it right. */
     public void offset(long seconds) throws IOException {
+        write((seconds < 0 ? "" : "+") + seconds);
+    }
+
+    /**
+     * Sets the wall clock {@code millis} off the true time, to the millisecond: for processes on the
+     * {@link #shimEnvironment() shim} (libfaketime reads whole seconds here).
+     */
+    public void offsetMillis(long millis) throws IOException {
+        write(String.format(java.util.Locale.ROOT, "%+.3f", millis / 1000.0));
+    }
+
+    private void write(String offset) throws IOException {
         Path tmp = control.resolveSibling(control.getFileName() + ".tmp");
-        Files.writeString(tmp, (seconds < 0 ? "" : "+") + seconds + "\n");
+        Files.writeString(tmp, offset + "\n");
         tmp.toFile().setReadable(true, false);
         Files.move(tmp, control, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }

@@ -2,7 +2,7 @@
  * A wall clock a test steps, for a process libfaketime cannot be preloaded into (redis-server:
  * jemalloc calls clock_gettime while libfaketime initialises, and libfaketime gives up). Only the
  * wall clock moves: gettimeofday, time and clock_gettime of the REALTIME clocks return the true time
- * plus the seconds in the file STEPPED_CLOCK_FILE ("+20", "-3600", "0"); CLOCK_MONOTONIC is left
+ * plus the seconds in the file STEPPED_CLOCK_FILE ("+20", "-3600", "+0.2", "0"); CLOCK_MONOTONIC is left
  * alone, as an NTP step leaves it. The file is read again when 5 ms have passed on the monotonic
  * clock since the last read. No malloc, no dlsym, no stdio: the real clock is the system call, so
  * nothing here can call back into an allocator that is still starting.
@@ -36,7 +36,7 @@ static long long offset(void) {
             close(fd);
             if (n > 0) {
                 text[n] = 0;
-                offset_ns = strtoll(text, NULL, 10) * 1000000000LL;
+                offset_ns = (long long) (strtod(text, NULL) * 1e9);
             }
         }
     }

@@ -39,7 +39,8 @@ final class LeaseScripts {
      * functions that judge whether Redis's data may have been replaced since the counter was
      * checked; the scripts that need them run with it in front. Read once, when this class loads.
      */
-    private static final String RUN = lua("run");
+    /* run.lua, with expiry-margin.lua: every script that checks the run also sets or reads an expiry. */
+    private static final String RUN = lua("run") + lua("expiry-margin");
     private static final String LEASE_CLOCK = lua("lease-clock");
     private static final String ACQUIRE = RUN + LEASE_CLOCK + lua("acquire");
 
@@ -69,7 +70,7 @@ final class LeaseScripts {
     static final Script release = new Script(lua("release"), ScriptOutputType.MULTI);
     static final Script check = new Script(RUN + lua("check"), ScriptOutputType.INTEGER);
     static final Script find = new Script(RUN + lua("find"), ScriptOutputType.MULTI);
-    static final Script list = new Script(lua("list"), ScriptOutputType.MULTI);
+    static final Script list = new Script(lua("expiry-margin") + lua("list"), ScriptOutputType.MULTI);
     static final Script raiseCeiling = new Script(lua("raise-ceiling"), ScriptOutputType.INTEGER);
     static final Script reinit = new Script(RUN + lua("reinit"), ScriptOutputType.INTEGER);
     static final Script claimMark = new Script(lua("claim-mark"), ScriptOutputType.MULTI);

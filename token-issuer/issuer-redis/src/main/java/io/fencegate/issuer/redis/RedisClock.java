@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * window is a step back: leases last longer, nothing to repair, and the new reading is the course.
  *
  * <p>What it cannot see: a step smaller than the tolerance, a clock that slews faster than
- * {@value #DRIFT_MS_PER_S} ms a second, and a step while no issuer on the prefix was running (a
- * fresh issuer has no reading before the step to compare with).
+ * {@value #DRIFT_MS_PER_S} ms a second (both covered by the lock key's margin past its lease, see
+ * {@code expiry-margin.lua}), and a step while no issuer on the prefix was running (a fresh issuer
+ * has no reading before the step to compare with).
  */
 final class RedisClock {
 

@@ -7,7 +7,6 @@ import io.fencegate.issuer.LeaseMode;
 import io.fencegate.testing.RedisServer;
 import io.fencegate.testing.SteppedWallClock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -33,15 +32,22 @@ class RedisClockStepIT extends OwnRedisServers {
     private static final Duration LONG = Duration.ofSeconds(8);
     private static final long STEP_SECONDS = 5;
 
+    /** A lease A holds, its ttl, and the semaphore it is a permit of (null: a lease on its lock). */
+    private record Held(Lease lease, Duration ttl, String semaphore) {
+        /** Its holder's deadline: the ttl from the moment its acquire was sent (what a holder counts from). */
+        long deadlineNanos() {
+            return lease.startedAtNanos() + ttl.toNanos();
+        }
+    }
+
     private SteppedWallClock clock;
-    private RedisServer server;
     private RedisLeaseIssuer a;
     private RedisLeaseIssuer b;
 
     @BeforeEach
     void startSteppedServer() throws Exception {
         clock = SteppedWallClock.create(dir.resolve("clock"), SteppedWallClock.PickUp.AT_ONCE);
-        server = RedisServer.start(dir.resolve("redis"), clock.shimEnvironment());
+        RedisServer server = RedisServer.start(dir.resolve("redis"), clock.shimEnvironment());
         registerServer(server);
         a = newIssuer(server);
         b = newIssuer(server);
@@ -49,15 +55,14 @@ class RedisClockStepIT extends OwnRedisServers {
 
     @Test
     void aStepAheadHandsOnNoLeaseBeforeItsHolderLetsGo() throws Exception {
-        List<Lease> held = new ArrayList<>();
-        held.add(acquire(a, "short", LeaseMode.WRITE, SHORT));     // its key is gone at once after the step
-        held.add(acquire(a, "long", LeaseMode.WRITE, LONG));       // its key outlives the step, shortened
-        held.add(acquire(a, "read-short", LeaseMode.READ, SHORT)); // a read lease: a writer must wait for it
-        held.add(acquire(a, "read-long", LeaseMode.READ, LONG));
-        held.add(a.acquirePermit("slots", 1, LONG, Duration.ZERO).toCompletableFuture().get(5, TimeUnit.SECONDS).orElseThrow());
+        List<Held> held = List.of(
+                lease("short", LeaseMode.WRITE, SHORT),     // its key is gone at once after the step
+                lease("long", LeaseMode.WRITE, LONG),       // its key outlives the step, shortened
+                lease("read-short", LeaseMode.READ, SHORT), // a read lease: a writer must wait for it
+                lease("read-long", LeaseMode.READ, LONG),
+                permit("slots", LONG));
 
-        clock.offset(STEP_SECONDS);
-        Thread.sleep(50); // the server reads its clock's file every 5 ms
+        step(() -> clock.offset(STEP_SECONDS));
 
         assertThat(tryWrite(b, held.get(0))).isEmpty(); // B's grant sees the step first, and repairs it
         // Both report the locks held off: a gateway's /health and its fail-closed metric read this.
@@ -69,30 +74,53 @@ class RedisClockStepIT extends OwnRedisServers {
         assertThat(b.failingClosed()).isEmpty();
     }
 
+    /**
+     * A step too small to tell from a slow round trip (under the issuer's 250 ms tolerance) is not
+     * repaired: the lock key's margin past the lease (see expiry-margin.lua) keeps it from ending the
+     * lease before its holder's deadline.
+     */
+    @Test
+    void aStepTooSmallToSeeEndsNoLeaseEarly() throws Exception {
+        List<Held> held = List.of(lease("short", LeaseMode.WRITE, SHORT), lease("read-short", LeaseMode.READ, SHORT),
+                permit("slots", SHORT));
+
+        step(() -> clock.offsetMillis(200));
+
+        awaitNoGrantWhileHeld(held);
+        assertThat(b.failingClosed()).as("nothing to repair").isEmpty();
+        awaitEveryLockGrantedAgain(held);
+    }
+
     @Test
     void theStepAheadThatUndoesAStepBackIsCaughtToo() throws Exception {
-        clock.offset(-STEP_SECONDS);
+        step(() -> clock.offset(-STEP_SECONDS));
         Thread.sleep(1_500); // the issuers take a reading on the clock stepped back: their course now
-        List<Lease> held = List.of(acquire(a, "short", LeaseMode.WRITE, SHORT), acquire(a, "long", LeaseMode.WRITE, LONG));
+        List<Held> held = List.of(lease("short", LeaseMode.WRITE, SHORT), lease("long", LeaseMode.WRITE, LONG));
 
-        clock.offset(0);
+        step(() -> clock.offset(0));
 
         awaitNoGrantWhileHeld(held);
         awaitEveryLockGrantedAgain(held);
     }
 
-    /**
-     * Until the last holder's deadline (counted from before its acquire was sent), B tries each
-     * lock still held, as a writer; none may be granted.
-     */
-    private void awaitNoGrantWhileHeld(List<Lease> held) throws Exception {
-        long lastDeadline = held.stream().mapToLong(RedisClockStepIT::deadlineNanos).max().orElseThrow();
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static void step(Step step) throws Exception {
+        step.run();
+        Thread.sleep(50); // the server reads its clock's file every 5 ms
+    }
+
+    /** Until the last holder's deadline, B tries each lock still held, as a writer; none may be granted. */
+    private void awaitNoGrantWhileHeld(List<Held> held) throws Exception {
+        long lastDeadline = held.stream().mapToLong(Held::deadlineNanos).max().orElseThrow();
         while (System.nanoTime() < lastDeadline) {
-            for (Lease lease : held) {
-                if (System.nanoTime() < deadlineNanos(lease)) {
-                    Optional<Lease> granted = tryWrite(b, lease);
+            for (Held h : held) {
+                if (System.nanoTime() < h.deadlineNanos()) {
+                    Optional<Lease> granted = tryWrite(b, h);
                     assertThat(granted).as("%s granted to another caller %d ms before its holder's deadline",
-                                    lease.lock(), TimeUnit.NANOSECONDS.toMillis(deadlineNanos(lease) - System.nanoTime()))
+                                    h.lease.lock(), TimeUnit.NANOSECONDS.toMillis(h.deadlineNanos() - System.nanoTime()))
                             .isEmpty();
                 }
             }
@@ -101,36 +129,37 @@ class RedisClockStepIT extends OwnRedisServers {
     }
 
     /** It recovers on its own: every lock is granted again soon after its holder's deadline and the step's length. */
-    private void awaitEveryLockGrantedAgain(List<Lease> held) throws Exception {
+    private void awaitEveryLockGrantedAgain(List<Held> held) throws Exception {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(STEP_SECONDS + 10);
-        for (Lease lease : held) {
+        for (Held h : held) {
             Optional<Lease> again = Optional.empty();
             while (again.isEmpty() && System.nanoTime() < until) {
-                again = tryWrite(b, lease);
+                again = tryWrite(b, h);
                 if (again.isEmpty()) {
                     Thread.sleep(100);
                 }
             }
-            assertThat(again).as("%s granted again", lease.lock()).isPresent();
-            assertThat(again.get().token()).isGreaterThan(lease.token());
+            assertThat(again).as("%s granted again", h.lease.lock()).isPresent();
+            assertThat(again.get().token()).isGreaterThan(h.lease.token());
         }
     }
 
-    private static Optional<Lease> tryWrite(RedisLeaseIssuer issuer, Lease lease) throws Exception {
-        var attempt = lease.isPermit()
-                ? issuer.acquirePermit("slots", 1, SHORT, Duration.ZERO)
-                : issuer.acquire(lease.lock(), SHORT, Duration.ZERO);
+    private static Optional<Lease> tryWrite(RedisLeaseIssuer issuer, Held h) throws Exception {
+        var attempt = h.semaphore != null
+                ? issuer.acquirePermit(h.semaphore, 1, SHORT, Duration.ZERO)
+                : issuer.acquire(h.lease.lock(), SHORT, Duration.ZERO);
         return attempt.toCompletableFuture().get(5, TimeUnit.SECONDS);
     }
 
-    private static Lease acquire(RedisLeaseIssuer issuer, String lock, LeaseMode mode, Duration ttl) throws Exception {
-        return issuer.acquire(lock, mode, ttl, Duration.ZERO, Duration.ZERO).toCompletableFuture().get(5, TimeUnit.SECONDS)
+    private Held lease(String lock, LeaseMode mode, Duration ttl) throws Exception {
+        Lease lease = a.acquire(lock, mode, ttl, Duration.ZERO, Duration.ZERO).toCompletableFuture().get(5, TimeUnit.SECONDS)
                 .orElseThrow();
+        return new Held(lease, ttl, null);
     }
 
-    /** The holder's deadline: its ttl from the moment its acquire was sent (what a holder counts from). */
-    private static long deadlineNanos(Lease lease) {
-        long ttlMs = lease.lock().contains("short") ? SHORT.toMillis() : LONG.toMillis();
-        return lease.startedAtNanos() + TimeUnit.MILLISECONDS.toNanos(ttlMs);
+    private Held permit(String semaphore, Duration ttl) throws Exception {
+        Lease lease = a.acquirePermit(semaphore, 1, ttl, Duration.ZERO).toCompletableFuture().get(5, TimeUnit.SECONDS)
+                .orElseThrow();
+        return new Held(lease, ttl, semaphore);
     }
 }

@@ -52,7 +52,7 @@
 -- Why trim the grant log only past kept + kept/8: one ZREMRANGEBYRANK per kept/8 grants instead
 -- of one per grant; the newest 'kept' grants are always there.
 -- Why answer the ceiling: the issuer reserves the next block before this one runs out.
--- Runs after run.lua and lease-clock.lua, which the issuer puts in front of it.
+-- Runs after run.lua, expiry-margin.lua and lease-clock.lua, which the issuer puts in front of it.
 
 local armed = false
 if ARGV[1] == 'probe' then
@@ -94,9 +94,9 @@ local function acquire(lock_key, grants, delay, waiters, secret, ttl, lock_delay
   if tonumber(counter) < tonumber(ARGV[4]) then return {-1} end
   if tonumber(counter) + 1 > tonumber(ceiling) then return {-2, counter} end
   local token = redis.call('INCR', KEYS[1])
-  redis.call('SET', lock_key, secret .. ':' .. token .. ':' .. ttl, 'PX', ttl)
+  redis.call('SET', lock_key, secret .. ':' .. token .. ':' .. ttl, 'PX', kept_ms(ttl))
   if tonumber(lock_delay) > 0 then
-    redis.call('SET', delay, token .. ':' .. lock_delay, 'PX', tonumber(ttl) + tonumber(lock_delay))
+    redis.call('SET', delay, token .. ':' .. lock_delay, 'PX', kept_ms(ttl) + tonumber(lock_delay))
   end
   if others_ms ~= '0' then redis.call('SET', waiters, 'w', 'PX', others_ms) end
   redis.call('ZADD', KEYS[4], 0, lock)

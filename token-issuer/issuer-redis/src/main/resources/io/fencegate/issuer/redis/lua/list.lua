@@ -9,7 +9,8 @@
 -- A write lease's holder is its grant's member in the lock's grant log (instance:token, see
 -- acquire.lua); a grant made by a version before that has a bare token there and its holder in
 -- the holders hash (token:instance), which is read then. Listing is not the hot path: a lookup
--- here costs nothing at acquire and release.
+-- here costs nothing at acquire and release. A lease's remaining time leaves out its key's margin
+-- (see expiry-margin.lua, which the issuer puts in front of this script).
 
 local prefix = ARGV[2]
 local max = '+'
@@ -42,22 +43,24 @@ while found < limit and examined < cap do
       local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
       local readers = redis.call('HGETALL', ARGV[6] .. lock)
       for r = 1, #readers, 2 do
-        local token, expires, holder = string.match(readers[r + 1], '^(%d+):%d+:%d+:(%d+):(.*)$')
-        if tonumber(expires) > now then
+        local token, ttl, expires, holder = string.match(readers[r + 1], '^(%d+):(%d+):%d+:(%d+):(.*)$')
+        expires = tonumber(expires) - margin_ms(ttl)
+        if expires > now then
           found = found + 1
           out[#out + 1] = lock
           out[#out + 1] = token
-          out[#out + 1] = tonumber(expires) - now
+          out[#out + 1] = expires - now
           out[#out + 1] = token .. ':' .. holder
           out[#out + 1] = 'r'
         end
       end
     elseif value then
       found = found + 1
-      local token = string.match(value, '^%x+:(%d+):') or '0'
+      local token, ttl = string.match(value, '^%x+:(%d+):(%d+)$')
+      token = token or '0'
       out[#out + 1] = lock
       out[#out + 1] = token
-      out[#out + 1] = redis.call('PTTL', ARGV[1] .. lock)
+      out[#out + 1] = redis.call('PTTL', ARGV[1] .. lock) - margin_ms(ttl or 0)
       out[#out + 1] = holder(lock, token)
       out[#out + 1] = 'w'
     else

@@ -31,7 +31,8 @@
 -- the slot's lock; ZADD of the live index: the listing; ZADD+ZCARD+PEXPIRE of the slot's grant
 -- log: wasGranted/grantedMode. The semaphore's waiters mark is touched only when a caller waits
 -- and finds no slot, or when a grant is made while others were refused at this issuer.
--- Runs after run.lua, token.lua and lease-clock.lua, which the issuer puts in front of it.
+-- Runs after run.lua, expiry-margin.lua, token.lua and lease-clock.lua, which the issuer puts in
+-- front of it.
 
 local armed = false
 if ARGV[1] == 'probe' then
@@ -80,9 +81,9 @@ end
 local token, refusal = next_token(state[1], state[2], state[3], ARGV[4], armed and ARGV[1] == 'skip')
 if refusal then return refusal end
 local lock = name .. '/' .. slot
-redis.call('SET', lock_prefix .. lock, ARGV[6] .. ':' .. token .. ':' .. ARGV[7], 'PX', ARGV[7])
+redis.call('SET', lock_prefix .. lock, ARGV[6] .. ':' .. token .. ':' .. ARGV[7], 'PX', kept_ms(ARGV[7]))
 if tonumber(ARGV[15]) > 0 then
-  redis.call('SET', delay_prefix .. lock, token .. ':' .. ARGV[15], 'PX', tonumber(ARGV[7]) + tonumber(ARGV[15]))
+  redis.call('SET', delay_prefix .. lock, token .. ':' .. ARGV[15], 'PX', kept_ms(ARGV[7]) + tonumber(ARGV[15]))
 end
 if ARGV[11] ~= '0' then redis.call('SET', KEYS[7], '1', 'PX', ARGV[11]) end
 record_grant(grants_prefix .. lock, ARGV[5] .. ':' .. token, token, lock, tonumber(ARGV[2]), ARGV[3])

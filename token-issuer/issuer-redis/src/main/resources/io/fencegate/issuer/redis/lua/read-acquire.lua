@@ -11,7 +11,8 @@
 -- release holds writers off for its lock-delay. Readers ignore each other's delays.
 -- Writer preference: a read acquire is held while a write lease holds the lock, while a write
 -- lease's lock-delay runs, and while a writer waits (the waiters mark says 'w', see acquire.lua).
--- Runs after run.lua, token.lua and lease-clock.lua, which the issuer puts in front of it.
+-- Runs after run.lua, expiry-margin.lua, token.lua and lease-clock.lua, which the issuer puts in
+-- front of it. An entry's expiresAt is the margin past the lease (see expiry-margin.lua).
 
 local state = redis.call('MGET', KEYS[6], KEYS[1], KEYS[2], KEYS[8], KEYS[3], KEYS[9], KEYS[11])
 local lock_value, mark = state[1], state[6]
@@ -36,8 +37,8 @@ if moved then return moved end
 local token, refusal = next_token(state[2], state[3], state[5], ARGV[3])
 if refusal then return refusal end
 local ttl, delay = tonumber(ARGV[6]), tonumber(ARGV[7])
-redis.call('HSET', KEYS[10], ARGV[5], token .. ':' .. ttl .. ':' .. delay .. ':' .. (now_ms() + ttl) .. ':' .. ARGV[4])
-local keep = ttl + delay
+redis.call('HSET', KEYS[10], ARGV[5], token .. ':' .. ttl .. ':' .. delay .. ':' .. (now_ms() + kept_ms(ttl)) .. ':' .. ARGV[4])
+local keep = kept_ms(ttl) + delay
 if lock_value then keep = math.max(keep, redis.call('PTTL', KEYS[6])) end
 redis.call('SET', KEYS[6], 'r', 'PX', keep)
 redis.call('PEXPIRE', KEYS[10], keep)

@@ -1,7 +1,7 @@
 -- KEYS: lock, readers, grants, run. ARGV: secret, grantRetentionMs. Answers {1, token, ttlMs} or
 -- {0}. A read lease past its expiry is over, even while its entry stays for its lock-delay; so is
 -- one granted before Redis restarted (see renew.lua). The lock key and the readers hash live on to
--- the latest expiry + delay of any entry. Runs after run.lua and token.lua.
+-- the latest expiry + delay of any entry. Runs after run.lua, expiry-margin.lua and token.lua.
 
 local entry = redis.call('HGET', KEYS[2], ARGV[1])
 if not entry then return {0} end
@@ -10,8 +10,8 @@ local now = now_ms()
 if tonumber(expires) <= now or redis.call('GET', KEYS[1]) ~= 'r' then return {0} end
 local floor = run_floor(KEYS[4])
 if not floor or tonumber(token) <= floor then return {0} end
-redis.call('HSET', KEYS[2], ARGV[1], token .. ':' .. ttl .. ':' .. delay .. ':' .. (now + tonumber(ttl)) .. ':' .. holder)
-local keep = math.max(tonumber(ttl) + tonumber(delay), redis.call('PTTL', KEYS[1]))
+redis.call('HSET', KEYS[2], ARGV[1], token .. ':' .. ttl .. ':' .. delay .. ':' .. (now + kept_ms(ttl)) .. ':' .. holder)
+local keep = math.max(kept_ms(ttl) + tonumber(delay), redis.call('PTTL', KEYS[1]))
 redis.call('PEXPIRE', KEYS[1], keep)
 redis.call('PEXPIRE', KEYS[2], keep)
 redis.call('PEXPIRE', KEYS[3], ARGV[2])
