@@ -122,10 +122,7 @@ public final class SteppedWallClock {
         write((seconds < 0 ? "" : "+") + seconds);
     }
 
-    /**
-     * Sets the wall clock {@code millis} off the true time, to the millisecond: for processes on the
-     * {@link #shimEnvironment() shim} (libfaketime reads whole seconds here).
-     */
+    /** Sets the wall clock {@code millis} off the true time, to the millisecond (libfaketime and the shim read fractions). */
     public void offsetMillis(long millis) throws IOException {
         write(String.format(java.util.Locale.ROOT, "%+.3f", millis / 1000.0));
     }

@@ -59,7 +59,16 @@ final class LeaseTables {
     }
 
     /** A live lease read back: its token, ttl and remaining time by the database's clock. */
-    record Live(long token, long ttlMs, long remainingMs) { }
+    record Live(long token, long ttlMs, long remainingMs) {
+        /**
+         * A live lease read from its row: {@code leftUs} is its row's expiry less the clock, which
+         * lies the margin past the lease ({@link #keptUs}); at most the ttl is left (a row written
+         * before the clock stepped back may reach further), and at least 1 ms while the row lives.
+         */
+        static Live found(long token, long ttlMs, long leftUs) {
+            return new Live(token, ttlMs, Math.max(1, Math.min(leftUs / 1000 - marginMs(ttlMs), ttlMs)));
+        }
+    }
 
     /** One listing row; {@code read} for a read lease. */
     record Listed(byte[] lockName, long token, long remainingMs, String grantedBy, boolean read) { }
@@ -165,7 +174,7 @@ final class LeaseTables {
                 + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
         this.releaseMark = "UPDATE fencegate_lease_grant SET released = TRUE WHERE lock_key = ? AND token = ?";
         // No lease has more than its ttl left: a row further ahead was written before the clock stepped back.
-        this.findLive = dialect.sql("SELECT token, ttl_ms, LEAST(expires_us - NOW_US, ttl_ms * 1000) FROM fencegate_lock_fence"
+        this.findLive = dialect.sql("SELECT token, ttl_ms, expires_us - NOW_US FROM fencegate_lock_fence"
                 + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
         // The current fence token counts too: a lease renewed past the grant retention stays granted.
         this.granted = "SELECT 1 FROM fencegate_lease_grant WHERE lock_key = ? AND token = ?"
@@ -294,8 +303,8 @@ final class LeaseTables {
                                   String grantedBy) throws SQLException {
         s.setLong(1, token);
         s.setString(2, secret);
-        s.setLong(3, ttlMs * 1000);
-        s.setLong(4, (ttlMs + delayMs) * 1000);
+        s.setLong(3, keptUs(ttlMs));
+        s.setLong(4, keptUs(ttlMs) + delayMs * 1000);
         s.setLong(5, ttlMs);
         s.setLong(6, delayMs);
         s.setString(7, grantedBy);
@@ -309,8 +318,24 @@ final class LeaseTables {
     static void bindGrantAt(PreparedStatement s, long nowUs, byte[] key, String secret, long ttlMs, long delayMs,
                             String grantedBy) throws SQLException {
         bindGrant(s, nowUs, key, secret, ttlMs, delayMs, grantedBy);
-        s.setLong(3, nowUs + ttlMs * 1000);
-        s.setLong(4, nowUs + (ttlMs + delayMs) * 1000);
+        s.setLong(3, nowUs + keptUs(ttlMs));
+        s.setLong(4, nowUs + keptUs(ttlMs) + delayMs * 1000);
+    }
+
+    /**
+     * How long a lease's row says it lives, in µs: its ttl and a margin past it (250 ms, and 2 ms a
+     * second of ttl). Why: a lease ends by the issuer's clock, its holder by its monotonic clock, and
+     * a step of the database's clock too small to tell from a slow round trip (under the clock watch's
+     * tolerance, {@link SqlClockWatch#TOLERANCE_US}) or a clock slewing fast is taken for the clock's
+     * course; the margin keeps either from ending a lease before its holder's deadline. A lock whose
+     * holder died is free the margin later; every answer (renew, find, the listing) still says the ttl.
+     */
+    static long keptUs(long ttlMs) {
+        return (ttlMs + marginMs(ttlMs)) * 1000;
+    }
+
+    static long marginMs(long ttlMs) {
+        return 250 + ttlMs / 500;
     }
 
     /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
@@ -426,10 +451,10 @@ final class LeaseTables {
             return null;
         }
         long freeUs = row.freeUs();
-        long capUs = (row.ttlMs() + row.delayMs()) * 1000 + SqlClockWatch.TOLERANCE_US;
+        long capUs = keptUs(row.ttlMs()) + row.delayMs() * 1000 + SqlClockWatch.TOLERANCE_US;
         if (freeUs - nowUs > capUs) {
-            clamp(c, key, nowUs + row.ttlMs() * 1000, nowUs + (row.ttlMs() + row.delayMs()) * 1000);
-            freeUs = nowUs + (row.ttlMs() + row.delayMs()) * 1000;
+            clamp(c, key, nowUs + keptUs(row.ttlMs()), nowUs + keptUs(row.ttlMs()) + row.delayMs() * 1000);
+            freeUs = nowUs + keptUs(row.ttlMs()) + row.delayMs() * 1000;
         }
         return refused(c, waiterId, waiterTtlMs, Math.max(1, (freeUs - nowUs + 999) / 1000), Refusal.NONE);
     }
@@ -553,8 +578,8 @@ final class LeaseTables {
 
     private boolean renewed(Connection c, byte[] key, String secret, long ttlMs, long delayMs) throws SQLException {
         try (PreparedStatement s = prepare(c, renewUpdate)) {
-            s.setLong(1, ttlMs * 1000);
-            s.setLong(2, (ttlMs + delayMs) * 1000);
+            s.setLong(1, keptUs(ttlMs));
+            s.setLong(2, keptUs(ttlMs) + delayMs * 1000);
             s.setBytes(3, key);
             s.setString(4, secret);
             s.setLong(5, clock.watch().lowestUs());
@@ -682,7 +707,7 @@ final class LeaseTables {
                 s.setBytes(1, key);
                 s.setString(2, secret);
                 try (ResultSet rs = s.executeQuery()) {
-                    return rs.next() ? new Live(rs.getLong(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000)) : null;
+                    return rs.next() ? Live.found(rs.getLong(1), rs.getLong(2), rs.getLong(3)) : null;
                 }
             }
         });
@@ -711,9 +736,9 @@ final class LeaseTables {
      * by one from their rows, never as the fence row's stand-in.
      */
     List<Listed> list(byte[] prefix, byte[] after, int limit) throws SQLException {
-        String writes = "SELECT lock_name, token, expires_us - NOW_US, granted_by, 0 FROM fencegate_lock_fence"
+        String writes = "SELECT lock_name, token, expires_us - NOW_US, granted_by, 0, ttl_ms FROM fencegate_lock_fence"
                 + " WHERE secret IS NOT NULL AND secret <> '" + READERS + "' AND expires_us > NOW_US" + listFilter("lock_name", prefix, after);
-        String reads = "SELECT f.lock_name, r.token, r.expires_us - NOW_US, r.granted_by, 1 FROM fencegate_lease_reader r"
+        String reads = "SELECT f.lock_name, r.token, r.expires_us - NOW_US, r.granted_by, 1, r.ttl_ms FROM fencegate_lease_reader r"
                 + " JOIN fencegate_lock_fence f ON f.lock_key = r.lock_key"
                 + " WHERE f.secret = '" + READERS + "' AND r.expires_us > NOW_US" + listFilter("f.lock_name", prefix, after);
         String sql = writes + " UNION ALL " + reads + " ORDER BY 1, 2 LIMIT ?";
@@ -740,8 +765,10 @@ final class LeaseTables {
             List<Listed> rows = new ArrayList<>();
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(new Listed(rs.getBytes(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000), rs.getString(4),
-                            rs.getInt(5) == 1));
+                    long leftMs = rs.getLong(3) / 1000 - marginMs(rs.getLong(6));
+                    if (leftMs > 0) { // in its margin, a lease is over for its holder
+                        rows.add(new Listed(rs.getBytes(1), rs.getLong(2), leftMs, rs.getString(4), rs.getInt(5) == 1));
+                    }
                 }
             }
             return rows;

@@ -86,7 +86,7 @@ final class ReadLeaseTables {
         this.notifyNext = d != SqlDialect.POSTGRESQL ? null : d.sql("SELECT pg_notify('" + SqlReleaseNotifications.CHANNEL
                 + "', CAST(MIN(id) AS TEXT)) FROM fencegate_lease_waiter WHERE lock_key = ? AND expires_us > NOW_US HAVING MIN(id) IS NOT NULL");
         // No read lease has more than its ttl left: a row further ahead was written before the clock stepped back.
-        this.findReader = d.sql("SELECT r.token, r.ttl_ms, LEAST(r.expires_us - NOW_US, r.ttl_ms * 1000) FROM fencegate_lease_reader r"
+        this.findReader = d.sql("SELECT r.token, r.ttl_ms, r.expires_us - NOW_US FROM fencegate_lease_reader r"
                 + " JOIN fencegate_lock_fence f ON f.lock_key = r.lock_key WHERE r.lock_key = ? AND r.secret = ?"
                 + " AND r.expires_us > NOW_US AND f.secret = " + READERS);
         this.readerRow = "SELECT expires_us FROM fencegate_lease_reader WHERE lock_key = ? AND secret = ?";
@@ -134,10 +134,10 @@ final class ReadLeaseTables {
             try (PreparedStatement s = tables.prepare(c, standFor)) {
                 s.setLong(1, token);
                 s.setString(2, grantedBy);
-                s.setLong(3, token + ttlMs * 1000);
-                s.setLong(4, token + ttlMs * 1000);
-                s.setLong(5, token + (ttlMs + delayMs) * 1000);
-                s.setLong(6, token + (ttlMs + delayMs) * 1000);
+                s.setLong(3, token + LeaseTables.keptUs(ttlMs));
+                s.setLong(4, token + LeaseTables.keptUs(ttlMs));
+                s.setLong(5, token + LeaseTables.keptUs(ttlMs) + delayMs * 1000);
+                s.setLong(6, token + LeaseTables.keptUs(ttlMs) + delayMs * 1000);
                 s.setLong(7, ttlMs);
                 s.setLong(8, ttlMs);
                 s.setLong(9, delayMs);
@@ -149,7 +149,7 @@ final class ReadLeaseTables {
                 s.setBytes(1, key);
                 s.setString(2, secret);
                 s.setLong(3, token);
-                s.setLong(4, token + ttlMs * 1000);
+                s.setLong(4, token + LeaseTables.keptUs(ttlMs));
                 s.setLong(5, ttlMs);
                 s.setLong(6, delayMs);
                 s.setString(7, grantedBy);
@@ -220,7 +220,7 @@ final class ReadLeaseTables {
 
     private boolean renewed(Connection c, byte[] key, String secret, long ttlMs) throws SQLException {
         try (PreparedStatement s = tables.prepare(c, renewReader)) {
-            s.setLong(1, ttlMs * 1000);
+            s.setLong(1, LeaseTables.keptUs(ttlMs));
             s.setBytes(2, key);
             s.setString(3, secret);
             s.setLong(4, tables.clock.watch().lowestUs());
@@ -327,7 +327,7 @@ final class ReadLeaseTables {
                 s.setBytes(1, key);
                 s.setString(2, secret);
                 try (ResultSet rs = s.executeQuery()) {
-                    return rs.next() ? new LeaseTables.Live(rs.getLong(1), rs.getLong(2), Math.max(1, rs.getLong(3) / 1000)) : null;
+                    return rs.next() ? LeaseTables.Live.found(rs.getLong(1), rs.getLong(2), rs.getLong(3)) : null;
                 }
             }
         });

@@ -112,6 +112,41 @@ class SqlDatabaseClockStepIT {
     }
 
     /**
+     * A step too small to tell from a slow round trip (under the clock watch's 250 ms tolerance) is
+     * taken for the clock's course, so it moves every lease's end that much closer: a lease's expiry
+     * lies a margin past its ttl (see {@link LeaseTables#keptUs}), so no lock, read lease or permit
+     * is granted to another caller before its holder's deadline.
+     */
+    @ParameterizedTest
+    @EnumSource(SteppedDatabaseServer.Kind.class)
+    void aStepTooSmallToSeeEndsNoLeaseEarly(SteppedDatabaseServer.Kind kind) throws Exception {
+        SteppedDatabaseServer db = server(kind);
+        String lock = "small-step/" + UUID.randomUUID();
+        Duration ttl = Duration.ofSeconds(2);
+        try (SqlLeaseIssuer holderGateway = db.issuer().build(); SqlLeaseIssuer other = db.issuer().build()) {
+            acquire(other, lock, ttl, Duration.ZERO).orElseThrow(); // the other gateway has read the clock before the step
+            Lease write = acquire(holderGateway, lock + "/w", ttl, Duration.ZERO).orElseThrow();
+            Lease read = holderGateway.acquire(lock + "/r", LeaseMode.READ, ttl, Duration.ZERO, Duration.ZERO)
+                    .toCompletableFuture().get(20, TimeUnit.SECONDS).orElseThrow();
+            Lease permit = holderGateway.acquirePermit(lock + "/p", 1, ttl, Duration.ZERO).toCompletableFuture()
+                    .get(20, TimeUnit.SECONDS).orElseThrow();
+            db.offsetMillis(200);
+            long deadline = List.of(write, read, permit).stream().mapToLong(Lease::startedAtNanos).min().orElseThrow()
+                    + ttl.toNanos();
+            while (System.nanoTime() < deadline) {
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                assertThat(acquire(other, lock + "/w", ttl, Duration.ZERO)).as("write lease, %d ms before its deadline", leftMs)
+                        .isEmpty();
+                assertThat(acquire(other, lock + "/r", ttl, Duration.ZERO)).as("read lease, %d ms before its deadline", leftMs)
+                        .isEmpty();
+                assertThat(other.acquirePermit(lock + "/p", 1, ttl, Duration.ZERO).toCompletableFuture().get(20, TimeUnit.SECONDS))
+                        .as("permit, %d ms before its deadline", leftMs).isEmpty();
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /**
      * A reader's release frees the lock only when no other read lease is live: judged by a clock
      * stepped ahead that no gateway has seen yet, the other reader's lease looks over, and a write
      * lease would be granted beside it.

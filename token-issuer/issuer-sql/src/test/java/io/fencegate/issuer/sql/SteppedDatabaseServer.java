@@ -50,6 +50,11 @@ final class SteppedDatabaseServer implements AutoCloseable {
         clock.offset(seconds);
     }
 
+    /** The same to the millisecond. */
+    void offsetMillis(long millis) throws IOException {
+        clock.offsetMillis(millis);
+    }
+
     String url() {
         return server.jdbcUrl();
     }
