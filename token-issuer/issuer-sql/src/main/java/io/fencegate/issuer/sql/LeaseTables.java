@@ -338,6 +338,9 @@ final class LeaseTables {
         return 250 + ttlMs / 500;
     }
 
+    /** {@link #marginMs} in µs as SQL of a ttl_ms column (MariaDB divides to a decimal: a fraction of a ms off). */
+    private static final java.util.function.UnaryOperator<String> MARGIN_US_SQL = ttl -> "(250 + " + ttl + " / 500) * 1000";
+
     /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
     void ensureFence(byte[] key, byte[] name) throws SQLException {
         try {
@@ -736,11 +739,14 @@ final class LeaseTables {
      * by one from their rows, never as the fence row's stand-in.
      */
     List<Listed> list(byte[] prefix, byte[] after, int limit) throws SQLException {
+        // A lease in its margin (see keptUs) is over for its holder: not listed.
         String writes = "SELECT lock_name, token, expires_us - NOW_US, granted_by, 0, ttl_ms FROM fencegate_lock_fence"
-                + " WHERE secret IS NOT NULL AND secret <> '" + READERS + "' AND expires_us > NOW_US" + listFilter("lock_name", prefix, after);
+                + " WHERE secret IS NOT NULL AND secret <> '" + READERS + "' AND expires_us > NOW_US + " + MARGIN_US_SQL.apply("ttl_ms")
+                + listFilter("lock_name", prefix, after);
         String reads = "SELECT f.lock_name, r.token, r.expires_us - NOW_US, r.granted_by, 1, r.ttl_ms FROM fencegate_lease_reader r"
                 + " JOIN fencegate_lock_fence f ON f.lock_key = r.lock_key"
-                + " WHERE f.secret = '" + READERS + "' AND r.expires_us > NOW_US" + listFilter("f.lock_name", prefix, after);
+                + " WHERE f.secret = '" + READERS + "' AND r.expires_us > NOW_US + " + MARGIN_US_SQL.apply("r.ttl_ms")
+                + listFilter("f.lock_name", prefix, after);
         String sql = writes + " UNION ALL " + reads + " ORDER BY 1, 2 LIMIT ?";
         return once(c -> listPage(c, sql, prefix, after, limit));
     }
@@ -765,10 +771,8 @@ final class LeaseTables {
             List<Listed> rows = new ArrayList<>();
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    long leftMs = rs.getLong(3) / 1000 - marginMs(rs.getLong(6));
-                    if (leftMs > 0) { // in its margin, a lease is over for its holder
-                        rows.add(new Listed(rs.getBytes(1), rs.getLong(2), leftMs, rs.getString(4), rs.getInt(5) == 1));
-                    }
+                    long leftMs = Math.max(1, rs.getLong(3) / 1000 - marginMs(rs.getLong(6)));
+                    rows.add(new Listed(rs.getBytes(1), rs.getLong(2), leftMs, rs.getString(4), rs.getInt(5) == 1));
                 }
             }
             return rows;
