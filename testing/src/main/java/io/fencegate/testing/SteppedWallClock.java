@@ -103,8 +103,13 @@ public final class SteppedWallClock {
                 Files.copy(in, source);
             }
             Path library = dir.resolve("stepped-clock.so");
-            Process cc = new ProcessBuilder("cc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString())
-                    .redirectErrorStream(true).start();
+            Process cc;
+            try {
+                cc = new ProcessBuilder("cc", "-shared", "-fPIC", "-O2", "-o", library.toString(), source.toString())
+                        .redirectErrorStream(true).start();
+            } catch (IOException e) {
+                throw new IllegalStateException("no C compiler to build the stepped-clock shim (apt-get install gcc): " + e, e);
+            }
             String output = new String(cc.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             if (!cc.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || cc.exitValue() != 0) {
                 throw new IllegalStateException("could not compile the stepped-clock shim (apt-get install gcc): " + output);
