@@ -1,5 +1,6 @@
 package io.fencegate.issuer.redis;
 
+import io.fencegate.issuer.backend.MonotonicCourse;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.util.List;
 import java.util.Optional;
@@ -21,10 +22,8 @@ import org.slf4j.LoggerFactory;
  * {@code TIME} minus an offset kept in Redis (the steps repaired so far), the same for every
  * issuer on the prefix.
  *
- * <p>How: every reading ({@code clock.lua}) is bracketed by the {@link System#nanoTime()} before it
- * was sent and after its answer came, so a slow round trip widens the window of what the reading
- * may be rather than looking like a step. A reading past the window by more than
- * {@link #TOLERANCE_MS} is a step ahead, and {@code clock-repair.lua} repairs it atomically: leases
+ * <p>How: every reading ({@code clock.lua}) is judged against this issuer's {@link MonotonicCourse}
+ * of the lease clock. A reading past its window is a step ahead, and {@code clock-repair.lua} repairs it atomically: leases
  * still there are lengthened by the step, locks whose key has gone are held off for the step (their
  * holders may still hold them), and the offset grows by it, so every issuer's lease clock is back
  * on its course. Before that, no grant may go through: every granting script compares the lease
@@ -33,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * window is a step back: leases last longer, nothing to repair, and the new reading is the course.
  *
  * <p>What it cannot see: a step smaller than the tolerance, a clock that slews faster than
- * {@value #DRIFT_MS_PER_S} ms a second (both covered by the lock key's margin past its lease, see
+ * 1 ms a second (both covered by the lock key's margin past its lease, see
  * {@code expiry-margin.lua}), and a step while no issuer on the prefix was running (a fresh issuer
  * has no reading before the step to compare with).
  */
@@ -41,21 +40,8 @@ final class RedisClock {
 
     private static final Logger log = LoggerFactory.getLogger(RedisClock.class);
 
-    /** A reading this far past its window is a step: far above NTP's slew between readings a second apart. */
-    static final long TOLERANCE_MS = 250;
-    /** Monotonic time and a slewing wall clock drift apart by at most this many ms a second (NTP's 500 ppm, doubled). */
-    private static final long DRIFT_MS_PER_S = 1;
-    /** A round trip this short always makes a reading the one later readings are judged against. */
-    private static final long NARROW_NANOS = TimeUnit.MILLISECONDS.toNanos(TOLERANCE_MS / 4);
-    /** A kept reading older than this gives way to any later one: the drift allowed since it outgrows a wide bracket. */
-    private static final long KEPT_AT_MOST_NANOS = TimeUnit.SECONDS.toNanos(30);
-
-    /** One reading: the lease clock and the monotonic bracket around it. */
-    private record Reading(long clockMs, long sentNanos, long answeredNanos) {
-        long windowNanos() {
-            return answeredNanos - sentNanos;
-        }
-    }
+    /** A reading this far past its window is a step ({@link MonotonicCourse}). */
+    static final long TOLERANCE_MS = MonotonicCourse.TOLERANCE_US / 1000;
 
     /** Locks held off after a step, until a monotonic time. */
     private record HeldOff(long untilNanos, long stepMs, long locks) { }
@@ -64,7 +50,7 @@ final class RedisClock {
     private final RedisKeys keys;
     private final LongSupplier nanoClock;
     private final AtomicReference<CompletableFuture<Void>> reading = new AtomicReference<>();
-    private Reading last; // guarded by this
+    private final MonotonicCourse course = new MonotonicCourse(); // guarded by this, in µs
     private volatile HeldOff heldOff;
     private volatile String unrepaired;
 
@@ -117,38 +103,34 @@ final class RedisClock {
      *         for the course (a step back)
      */
     synchronized boolean observe(long clockMs, long sentNanos, long answeredNanos) {
-        Reading reading = new Reading(clockMs, sentNanos, answeredNanos);
-        Reading previous = last;
-        if (previous == null) {
-            last = reading;
+        long clockUs = clockMs * 1000;
+        MonotonicCourse.Reading reading = new MonotonicCourse.Reading(clockUs, sentNanos, answeredNanos);
+        if (!course.started()) {
+            course.restart(reading);
             return false;
         }
-        // Checked against the kept reading whatever the order: readings on several threads overlap.
-        long earliest = previous.clockMs + millis(sentNanos - previous.answeredNanos);
-        long latest = previous.clockMs + millis(answeredNanos - previous.sentNanos);
-        long slack = slackMs(answeredNanos - previous.sentNanos);
-        if (clockMs > latest + slack) {
+        MonotonicCourse.Window window = course.window(sentNanos, answeredNanos);
+        if (window.ahead(clockUs)) {
             return true;
         }
-        if (clockMs < earliest - slack) {
+        if (window.behind(clockUs)) {
             log.warn("Redis lease issuer: Redis's clock stepped back by about {} ms; its leases last that much longer than"
-                    + " their holders count (the lease clock runs on from here)", earliest - clockMs);
-            last = reading;
+                    + " their holders count (the lease clock runs on from here)", (window.earliestUs() - clockUs) / 1000);
+            course.restart(reading);
             return false;
         }
-        // The reading judged against stays the one with the narrowest bracket: a wide one (a slow
-        // round trip) would widen every later window by its width.
-        if (reading.windowNanos() <= Math.max(previous.windowNanos(), NARROW_NANOS)
-                || answeredNanos - previous.answeredNanos > KEPT_AT_MOST_NANOS) {
-            last = reading;
-        }
+        course.onCourse(reading);
         return false;
     }
 
     private CompletionStage<Void> repair() {
         long sent = nanoClock.getAsLong();
-        long earliest = lowestMs(sent);
-        long highest = highestMs(sent);
+        long earliest;
+        long highest;
+        synchronized (this) {
+            earliest = course.window(sent, sent).earliestUs() / 1000;
+            highest = course.highestUs(sent) / 1000;
+        }
         return LeaseScripts.clockRepair.<List<Object>>run(redis,
                         new String[] {keys.clockOffset(), keys.clockRepair(), keys.live()},
                         Long.toString(earliest), Long.toString(highest), keys.lock(""), keys.delay(""), keys.readers(""),
@@ -171,7 +153,7 @@ final class RedisClock {
                                 LeaseScripts.asLong(reply.get(3)), heldOffLocks, stepMs + TOLERANCE_MS);
                         heldOff = new HeldOff(answered + TimeUnit.MILLISECONDS.toNanos(stepMs + TOLERANCE_MS), stepMs, heldOffLocks);
                         synchronized (this) {
-                            last = new Reading(clockMs, sent, answered);
+                            course.restart(new MonotonicCourse.Reading(clockMs * 1000, sent, answered));
                         }
                     } else {
                         observe(clockMs, sent, answered); // another issuer repaired it first: on course again
@@ -202,17 +184,8 @@ final class RedisClock {
     String highestArg() {
         long now = nanoClock.getAsLong();
         synchronized (this) {
-            return last == null ? "" : Long.toString(highestMs(now));
+            return course.started() ? Long.toString(course.highestUs(now) / 1000) : "";
         }
-    }
-
-    private synchronized long highestMs(long nowNanos) {
-        long elapsed = nowNanos - last.sentNanos;
-        return last.clockMs + millis(elapsed) + slackMs(elapsed);
-    }
-
-    private synchronized long lowestMs(long nowNanos) {
-        return last.clockMs + millis(nowNanos - last.answeredNanos);
     }
 
     /** Why grants are refused now, if some are: locks held off after a step, or a step not yet repaired. */
@@ -235,11 +208,4 @@ final class RedisClock {
                 + Math.max(1, TimeUnit.NANOSECONDS.toSeconds(leftNanos)) + " s more (their holders may still hold them)");
     }
 
-    private static long slackMs(long elapsedNanos) {
-        return TOLERANCE_MS + DRIFT_MS_PER_S * Math.max(0, TimeUnit.NANOSECONDS.toSeconds(elapsedNanos));
-    }
-
-    private static long millis(long nanos) {
-        return nanos / 1_000_000;
-    }
 }

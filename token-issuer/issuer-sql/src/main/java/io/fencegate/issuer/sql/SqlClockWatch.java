@@ -1,6 +1,6 @@
 package io.fencegate.issuer.sql;
 
-import java.util.concurrent.TimeUnit;
+import io.fencegate.issuer.backend.MonotonicCourse;
 import java.util.function.LongSupplier;
 
 /**
@@ -9,12 +9,10 @@ import java.util.function.LongSupplier;
  * plus an offset kept in the database ({@link SqlIssuerClock}); it must run on without jumps, for
  * two reasons: a token is a reading of it (a jump back would make tokens that a restore could hand
  * out again), and a lease's expiry is a time on it (a jump ahead ends live leases early, one back
- * lets dead ones block). Every reading is bracketed by the {@link System#nanoTime()} before the
- * statement was sent and after its answer came, so a slow round trip widens the window of what the
- * reading may be instead of looking like a step; a reading outside the window by more than
- * {@link #TOLERANCE_US} is a step of the server's clock (NTP, an operator, a VM snapshot) or a
- * restored offset row, and this instance answers the correction that puts the issuer's clock back
- * on its monotonic course.
+ * lets dead ones block). Every reading is judged against this instance's {@link MonotonicCourse}
+ * of it: a reading outside its window is a step of the server's clock (NTP, an operator, a VM
+ * snapshot) or a restored offset row, and this instance answers the correction that puts the
+ * issuer's clock back on its monotonic course.
  *
  * <p>The correction puts it at the earliest time the window allows: a lease is then never judged
  * older than it is (its holder's deadline ends first), and a token read a moment before may be ahead
@@ -34,8 +32,9 @@ import java.util.function.LongSupplier;
  * with the restore comes again). A correction becomes this instance's course only once its move is
  * made ({@link #moved}).
  *
- * <p>What it cannot see: a step smaller than the tolerance, and a step while this instance was not
- * running (a fresh instance has no reading before the step to compare with).
+ * <p>What it cannot see: a step smaller than the tolerance (a lease's row lives a margin past its
+ * ttl for that, {@link LeaseTables#keptUs}), and a step while this instance was not running (a
+ * fresh instance has no reading before the step to compare with).
  */
 final class SqlClockWatch {
 
@@ -45,25 +44,11 @@ final class SqlClockWatch {
      * than the steps back a server's clock makes (an hour, a VM snapshot).
      */
     static final long TAKEN_BEHIND_US = 30_000_000;
-    /** A reading this far outside the window counts as a step: far above NTP's slew between readings a second apart. */
-    static final long TOLERANCE_US = 250_000;
-    /** Monotonic time and a slewing wall clock drift apart by at most this many µs per second between readings (NTP's 500 ppm, doubled). */
-    private static final long DRIFT_US_PER_S = 1_000;
-
-    /** A round trip this short always makes a reading the one later readings are judged against. */
-    private static final long NARROW_NANOS = TimeUnit.MICROSECONDS.toNanos(TOLERANCE_US / 4);
-    /** A kept reading older than this gives way to any later one: the drift allowed since it outgrows a wide bracket. */
-    private static final long KEPT_AT_MOST_NANOS = TimeUnit.SECONDS.toNanos(30);
-
-    /** One reading: the issuer's clock and the monotonic bracket around it. */
-    private record Reading(long clockUs, long sentNanos, long answeredNanos) {
-        long windowNanos() {
-            return answeredNanos - sentNanos;
-        }
-    }
+    /** A reading this far outside the window counts as a step ({@link MonotonicCourse}). */
+    static final long TOLERANCE_US = MonotonicCourse.TOLERANCE_US;
 
     private final LongSupplier nanoClock;
-    private Reading last;
+    private final MonotonicCourse course = new MonotonicCourse();
     /** The highest generation of the offset this instance has read or written. */
     private long generation;
 
@@ -87,36 +72,29 @@ final class SqlClockWatch {
      *         ahead), 0 if it is on course; a correction counts once {@link #moved} says it was made
      */
     synchronized long observe(long clockUs, long offsetGeneration, long sentNanos, long answeredNanos) {
-        Reading reading = new Reading(clockUs, sentNanos, answeredNanos);
-        Reading previous = last;
-        if (previous == null) {
-            last = reading;
+        MonotonicCourse.Reading reading = new MonotonicCourse.Reading(clockUs, sentNanos, answeredNanos);
+        if (!course.started()) {
+            course.restart(reading);
             generation = offsetGeneration;
             return 0;
         }
-        // The bounds hold whatever the order: readings on several threads overlap, and each is
-        // checked against the one before it, so a busy instance never skips its check.
-        long earliest = previous.clockUs + micros(sentNanos - previous.answeredNanos);
-        long latest = previous.clockUs + micros(answeredNanos - previous.sentNanos);
-        long slack = slackUs(answeredNanos - previous.sentNanos);
-        if (offsetGeneration > generation && clockUs <= latest + slack && clockUs >= earliest - slack - TAKEN_BEHIND_US) {
+        MonotonicCourse.Window window = course.window(sentNanos, answeredNanos);
+        if (offsetGeneration > generation && !window.ahead(clockUs)
+                && clockUs >= window.earliestUs() - window.slackUs() - TAKEN_BEHIND_US) {
             // Another instance moved the offset, at most a little behind this course: its clock is the course now.
-            last = reading;
+            course.restart(reading);
             generation = offsetGeneration;
             return 0;
         }
-        if (clockUs > latest + slack || clockUs < earliest - slack) {
-            return earliest - clockUs;
+        if (window.ahead(clockUs) || window.behind(clockUs)) {
+            return window.earliestUs() - clockUs;
         }
-        // The reading judged against stays the one with the narrowest bracket: a correction puts the
-        // clock at the earliest it may be, and from a reading whose answer took seconds (a stalled
-        // link, a loaded host) that is seconds behind its course. Another instance would then see a
-        // step back and move it ahead again, ending live leases early, and tokens granted on the
-        // course before would come again above a restored lock's last token.
-        if (reading.windowNanos() <= Math.max(previous.windowNanos(), NARROW_NANOS)
-                || answeredNanos - previous.answeredNanos > KEPT_AT_MOST_NANOS) {
-            last = reading;
-        }
+        // The kept reading stays the narrowest (MonotonicCourse#onCourse): a correction puts the clock
+        // at the earliest it may be, and from a reading whose answer took seconds that is seconds behind
+        // its course. Another instance would then see a step back and move it ahead again, ending live
+        // leases early, and tokens granted on the course before would come again above a restored
+        // lock's last token.
+        course.onCourse(reading);
         return 0;
     }
 
@@ -136,7 +114,7 @@ final class SqlClockWatch {
      * {@code correctedUs} is this instance's course from now on.
      */
     synchronized void moved(long correctedUs, long movedTo, long sentNanos, long answeredNanos) {
-        last = new Reading(correctedUs, sentNanos, answeredNanos);
+        course.restart(new MonotonicCourse.Reading(correctedUs, sentNanos, answeredNanos));
         generation = Math.max(generation, movedTo);
     }
 
@@ -146,12 +124,7 @@ final class SqlClockWatch {
      * is seen. {@link Long#MIN_VALUE} before the first reading.
      */
     synchronized long lowestUs() {
-        Reading r = last;
-        if (r == null) {
-            return Long.MIN_VALUE;
-        }
-        long elapsed = nanoClock.getAsLong() - r.answeredNanos;
-        return r.clockUs + micros(elapsed) - slackUs(elapsed);
+        return course.lowestUs(nanoClock.getAsLong());
     }
 
     /**
@@ -162,19 +135,6 @@ final class SqlClockWatch {
      * {@link Long#MAX_VALUE} before the first reading.
      */
     synchronized long highestUs() {
-        Reading r = last;
-        if (r == null) {
-            return Long.MAX_VALUE;
-        }
-        long elapsed = nanoClock.getAsLong() - r.sentNanos;
-        return r.clockUs + micros(elapsed) + slackUs(elapsed);
-    }
-
-    private static long slackUs(long elapsedNanos) {
-        return TOLERANCE_US + DRIFT_US_PER_S * Math.max(0, TimeUnit.NANOSECONDS.toSeconds(elapsedNanos));
-    }
-
-    private static long micros(long nanos) {
-        return nanos / 1000;
+        return course.highestUs(nanoClock.getAsLong());
     }
 }
