@@ -29,6 +29,7 @@ abstract class SqlBackendRestartContract extends BackendRestartContract {
 
     @AfterEach
     void stopServer() throws Exception {
+        closeSuiteIssuers(); // while the server is up: closed after it, each issuer waits out its timeouts (10 s)
         try {
             if (server != null) {
                 server.close();

@@ -52,8 +52,13 @@ public abstract class IssuerContractSupport {
         return 200;
     }
 
+    /**
+     * Closes the issuers of this test; closing twice is a no-op. A subclass whose own
+     * {@code @AfterEach} stops the backend (it runs before this one) calls it first: an issuer
+     * closed after its backend is gone waits out its release and pool timeouts.
+     */
     @AfterEach
-    void closeIssuers() {
+    protected final void closeSuiteIssuers() {
         for (LeaseIssuer issuer : issuers) {
             try {
                 issuer.close();

@@ -25,6 +25,7 @@ class ZooKeeperBackendRestartIT extends BackendRestartContract {
 
     @AfterEach
     void stopServer() throws Exception {
+        closeSuiteIssuers(); // while the server is up: closed after it, the issuers wait for their sessions to expire
         server.close();
     }
 
