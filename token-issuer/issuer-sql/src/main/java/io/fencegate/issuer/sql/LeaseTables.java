@@ -168,8 +168,11 @@ final class LeaseTables {
         this.lockLive = "SELECT token, ttl_ms, delay_ms FROM fencegate_lock_fence WHERE lock_key = ? AND secret = ? FOR UPDATE";
         // And the clock must read within what this instance expects: a clock stepped back would
         // write an expiry that ends the lease early once the step is corrected.
+        // In its margin (see keptUs) a lease is over for its holder, and find and the expiry watch say
+        // so: a renew does not bring it back.
         this.renewUpdate = dialect.sql("UPDATE fencegate_lock_fence SET expires_us = NOW_US + ?, free_us = NOW_US + ?"
-                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US AND NOW_US BETWEEN ? AND ?");
+                + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US + " + marginUsSql("ttl_ms")
+                + " AND NOW_US BETWEEN ? AND ?");
         this.releaseUpdate = dialect.sql("UPDATE fencegate_lock_fence SET secret = NULL, expires_us = NULL, free_us = NULL"
                 + " WHERE lock_key = ? AND secret = ? AND expires_us > NOW_US");
         this.releaseMark = "UPDATE fencegate_lease_grant SET released = TRUE WHERE lock_key = ? AND token = ?";
@@ -339,7 +342,9 @@ final class LeaseTables {
     }
 
     /** {@link #marginMs} in µs as SQL of a ttl_ms column (MariaDB divides to a decimal: a fraction of a ms off). */
-    private static final java.util.function.UnaryOperator<String> MARGIN_US_SQL = ttl -> "(250 + " + ttl + " / 500) * 1000";
+    static String marginUsSql(String ttlColumn) {
+        return "(250 + " + ttlColumn + " / 500) * 1000";
+    }
 
     /** Creates the lock's fence row (token 0) if it has none; a concurrent creator winning is as good. */
     void ensureFence(byte[] key, byte[] name) throws SQLException {
@@ -741,11 +746,11 @@ final class LeaseTables {
     List<Listed> list(byte[] prefix, byte[] after, int limit) throws SQLException {
         // A lease in its margin (see keptUs) is over for its holder: not listed.
         String writes = "SELECT lock_name, token, expires_us - NOW_US, granted_by, 0, ttl_ms FROM fencegate_lock_fence"
-                + " WHERE secret IS NOT NULL AND secret <> '" + READERS + "' AND expires_us > NOW_US + " + MARGIN_US_SQL.apply("ttl_ms")
+                + " WHERE secret IS NOT NULL AND secret <> '" + READERS + "' AND expires_us > NOW_US + " + marginUsSql("ttl_ms")
                 + listFilter("lock_name", prefix, after);
         String reads = "SELECT f.lock_name, r.token, r.expires_us - NOW_US, r.granted_by, 1, r.ttl_ms FROM fencegate_lease_reader r"
                 + " JOIN fencegate_lock_fence f ON f.lock_key = r.lock_key"
-                + " WHERE f.secret = '" + READERS + "' AND r.expires_us > NOW_US + " + MARGIN_US_SQL.apply("r.ttl_ms")
+                + " WHERE f.secret = '" + READERS + "' AND r.expires_us > NOW_US + " + marginUsSql("r.ttl_ms")
                 + listFilter("f.lock_name", prefix, after);
         String sql = writes + " UNION ALL " + reads + " ORDER BY 1, 2 LIMIT ?";
         return once(c -> listPage(c, sql, prefix, after, limit));

@@ -66,7 +66,7 @@ final class ReadLeaseTables {
         // Judged by the UPDATE's own clock, read after the fence row's lock, and only on a clock within
         // what this instance expects (a clock stepped back would write an expiry that ends the lease early).
         this.renewReader = d.sql("UPDATE fencegate_lease_reader SET expires_us = NOW_US + ? WHERE lock_key = ? AND secret = ?"
-                + " AND expires_us > NOW_US AND NOW_US BETWEEN ? AND ?");
+                + " AND expires_us > NOW_US + " + LeaseTables.marginUsSql("ttl_ms") + " AND NOW_US BETWEEN ? AND ?");
         // The stand-in reaches at least as far as the renewed row: taken from it, not from NOW_US again
         // (a step between the two statements would leave the stand-in ending before the reader).
         this.extendFence = "UPDATE fencegate_lock_fence SET"

@@ -7,7 +7,8 @@ local entry = redis.call('HGET', KEYS[2], ARGV[1])
 if not entry then return {0} end
 local token, ttl, delay, expires, holder = string.match(entry, '^(%d+):(%d+):(%d+):(%d+):(.*)$')
 local now = now_ms()
-if tonumber(expires) <= now or redis.call('GET', KEYS[1]) ~= 'r' then return {0} end
+-- In its margin (see expiry-margin.lua) the read lease is over for its holder: not brought back.
+if tonumber(expires) - margin_ms(ttl) <= now or redis.call('GET', KEYS[1]) ~= 'r' then return {0} end
 local floor = run_floor(KEYS[4])
 if not floor or tonumber(token) <= floor then return {0} end
 redis.call('HSET', KEYS[2], ARGV[1], token .. ':' .. ttl .. ':' .. delay .. ':' .. (now + kept_ms(ttl)) .. ':' .. holder)

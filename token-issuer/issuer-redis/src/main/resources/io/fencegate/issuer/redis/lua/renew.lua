@@ -9,6 +9,9 @@ local secret, token, ttl = string.match(value, '^(%x+):(%d+):(%d+)$')
 if secret ~= ARGV[1] then return {0} end
 local floor = run_floor(KEYS[3])
 if not floor or tonumber(token) <= floor then return {0} end
+-- In its margin (see expiry-margin.lua) the lease is over for its holder, and find and the expiry
+-- watch say so: it is not brought back.
+if redis.call('PTTL', KEYS[1]) <= margin_ms(ttl) then return {0} end
 redis.call('PEXPIRE', KEYS[1], kept_ms(ttl))
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 local delay = redis.call('GET', KEYS[4])
