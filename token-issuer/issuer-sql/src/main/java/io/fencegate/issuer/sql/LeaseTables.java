@@ -331,7 +331,8 @@ final class LeaseTables {
      * a step of the database's clock too small to tell from a slow round trip (under the clock watch's
      * tolerance, {@link SqlClockWatch#TOLERANCE_US}) or a clock slewing fast is taken for the clock's
      * course; the margin keeps either from ending a lease before its holder's deadline. A lock whose
-     * holder died is free the margin later; every answer (renew, find, the listing) still says the ttl, and a lease in its margin is over: it is not renewed.
+     * holder died is free the margin later; every answer (renew, find, the listing) still says the
+     * ttl, and a lease in its margin is over: it is not renewed.
      */
     static long keptUs(long ttlMs) {
         return (ttlMs + marginMs(ttlMs)) * 1000;
